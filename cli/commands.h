@@ -1,0 +1,17 @@
+// Subcommand registration. Each cmd_<name>.cc defines one Register<Name>()
+// that adds its CLI11 subcommand and binds it to a library entry point.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rdmapct::cli {
+
+// Exit statuses shared by every subcommand (README "Exit status").
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFail = 1;    // a check failed / input is malformed
+inline constexpr int kExitUsage = 2;   // usage error, unreadable input, target error
+
+// Each Register* returns the subcommand; `run` is set to the action to run.
+void RegisterVersion(CLI::App& app, std::function<int()>& run);
+
+}  // namespace rdmapct::cli
