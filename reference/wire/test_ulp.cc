@@ -1,0 +1,653 @@
+#include "reference/wire/test_ulp.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "reference/wire/crc32c.h"
+
+namespace rdmapct::wire {
+namespace {
+
+// One field of a fixed layout; the tables below are the byte-layout tables
+// of docs/target-convention.md, so code and document name the same fields at
+// the same offsets.
+struct Field {
+  const char* name;
+  std::size_t offset;  // within its block
+  std::size_t width;   // octets: 1, 2, 4 or 8 (4 for the magics)
+};
+
+// Advertisement header (docs §3.1).
+constexpr Field kAdvMagic{"Advertisement Magic", 0, 4};
+constexpr Field kAdvMajor{"Major Version", 4, 1};
+constexpr Field kAdvMinor{"Minor Version", 5, 1};
+constexpr Field kAdvFlags{"Flags", 6, 2};
+constexpr Field kAdvIrd{"IRD", 8, 2};
+constexpr Field kAdvOrd{"ORD", 10, 2};
+constexpr Field kAdvBufferCount{"Receive Buffer Count", 12, 2};
+constexpr Field kAdvRegionCount{"Region Count", 14, 1};
+constexpr Field kAdvEntryLength{"Region Entry Length", 15, 1};
+constexpr Field kAdvBufferSize{"Receive Buffer Size", 16, 4};
+constexpr Field kAdvSerial{"Connection Serial", 20, 4};
+constexpr std::array<Field, 11> kAdvHeaderFields{kAdvMagic, kAdvMajor, kAdvMinor, kAdvFlags,
+                                                 kAdvIrd, kAdvOrd, kAdvBufferCount,
+                                                 kAdvRegionCount, kAdvEntryLength,
+                                                 kAdvBufferSize, kAdvSerial};
+
+// Region entry (docs §3.2).
+constexpr Field kRegStag{"STag", 0, 4};
+constexpr Field kRegBaseTo{"Base Tagged Offset", 4, 8};
+constexpr Field kRegLength{"Length", 12, 4};
+constexpr Field kRegAccess{"Access", 16, 1};
+constexpr Field kRegAttributes{"Attributes", 17, 1};
+constexpr Field kRegObject{"Memory Object", 18, 2};
+constexpr Field kRegObjectOffset{"Object Offset", 20, 4};
+constexpr std::array<Field, 7> kRegionFields{kRegStag, kRegBaseTo, kRegLength, kRegAccess,
+                                             kRegAttributes, kRegObject, kRegObjectOffset};
+
+// Previous-connection outcome block (docs §3.4).
+constexpr Field kOutSerial{"Outcome Connection Serial", 0, 4};
+constexpr Field kOutOutcome{"Outcome", 4, 1};
+constexpr Field kOutFlags{"Outcome Flags", 5, 1};
+constexpr Field kOutLayerType{"Outcome Layer/EType", 6, 1};
+constexpr Field kOutCode{"Outcome Error Code", 7, 1};
+constexpr Field kOutEvents{"Events Sent", 8, 2};
+constexpr Field kOutErrors{"Completion Errors", 10, 2};
+constexpr std::array<Field, 7> kOutcomeFields{kOutSerial, kOutOutcome, kOutFlags, kOutLayerType,
+                                              kOutCode, kOutEvents, kOutErrors};
+
+// Event Record (docs §5.2).
+constexpr Field kEvMagic{"Event Magic", 0, 4};
+constexpr Field kEvMajor{"Major Version", 4, 1};
+constexpr Field kEvMinor{"Minor Version", 5, 1};
+constexpr Field kEvType{"Event Type", 6, 1};
+constexpr Field kEvFlags{"Event Flags", 7, 1};
+constexpr Field kEvSequence{"Sequence Number", 8, 4};
+constexpr Field kEvLength{"Delivered Length", 12, 4};
+constexpr Field kEvStag{"Invalidated STag", 16, 4};
+constexpr Field kEvValue{"Value", 20, 8};
+constexpr Field kEvDigest{"Digest", 28, 4};
+constexpr Field kEvPrefixLength{"Prefix Length", 32, 2};
+constexpr Field kEvReserved{"Reserved", 34, 2};
+constexpr std::array<Field, 12> kEventFields{kEvMagic, kEvMajor, kEvMinor, kEvType,
+                                             kEvFlags, kEvSequence, kEvLength, kEvStag,
+                                             kEvValue, kEvDigest, kEvPrefixLength, kEvReserved};
+
+// A fixed block of `fields` at `start` of `data`; `base` is added to every
+// reported offset (the caller's outermost buffer).
+class Block {
+ public:
+  Block(ByteSpan data, std::size_t start, std::size_t base)
+      : data_(data), start_(start), base_(base) {}
+
+  // The first field (in layout order) that is not fully present.
+  template <std::size_t N>
+  std::optional<DecodeError> FirstTruncated(const std::array<Field, N>& fields) const {
+    for (const Field& f : fields) {
+      std::size_t at = start_ + f.offset;
+      if (at + f.width > data_.size()) {
+        std::size_t have = data_.size() > at ? data_.size() - at : 0;
+        return DecodeError{DecodeErrorKind::kTruncated, f.name, base_ + at, have};
+      }
+    }
+    return std::nullopt;
+  }
+
+  uint64_t Get(const Field& f) const {
+    const uint8_t* p = data_.data() + start_ + f.offset;
+    switch (f.width) {
+      case 1: return p[0];
+      case 2: return LoadBe16(p);
+      case 4: return LoadBe32(p);
+      default: return LoadBe64(p);
+    }
+  }
+
+  DecodeError Error(DecodeErrorKind kind, const Field& f, uint64_t value) const {
+    return DecodeError{kind, f.name, base_ + start_ + f.offset, value};
+  }
+
+ private:
+  ByteSpan data_;
+  std::size_t start_;
+  std::size_t base_;
+};
+
+void Put(Bytes& out, std::size_t start, const Field& f, uint64_t v) {
+  uint8_t* p = out.data() + start + f.offset;
+  switch (f.width) {
+    case 1: p[0] = static_cast<uint8_t>(v); break;
+    case 2: StoreBe16(p, static_cast<uint16_t>(v)); break;
+    case 4: StoreBe32(p, static_cast<uint32_t>(v)); break;
+    default: StoreBe64(p, v); break;
+  }
+}
+
+bool MagicMatches(ByteSpan data, const std::array<uint8_t, 4>& magic) {
+  return data.size() >= magic.size() && std::equal(magic.begin(), magic.end(), data.begin());
+}
+
+// True when the TO range [base, base + length) does not fit in 64 bits.
+bool TaggedRangeWraps(uint64_t base, uint32_t length) {
+  return length != 0 && base > std::numeric_limits<uint64_t>::max() - (length - 1);
+}
+
+std::size_t AdvertisementLength(const Advertisement& adv) {
+  return kAdvertisementHeaderLength + adv.regions.size() * adv.region_entry_length +
+         (adv.previous ? kPreviousOutcomeLength : 0);
+}
+
+// Checks and decodes one region entry at `start`.
+Result<AdvertisedRegion> DecodeRegion(const Block& b, bool newer_minor) {
+  AdvertisedRegion reg;
+  reg.stag = static_cast<uint32_t>(b.Get(kRegStag));
+  reg.base_tagged_offset = b.Get(kRegBaseTo);
+  reg.length = static_cast<uint32_t>(b.Get(kRegLength));
+  reg.access = static_cast<uint8_t>(b.Get(kRegAccess));
+  reg.attributes = static_cast<uint8_t>(b.Get(kRegAttributes));
+  reg.memory_object = static_cast<uint16_t>(b.Get(kRegObject));
+  reg.object_offset = static_cast<uint32_t>(b.Get(kRegObjectOffset));
+  if (TaggedRangeWraps(reg.base_tagged_offset, reg.length)) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kRegLength, reg.length);
+  }
+  if (!newer_minor && (reg.access & ~kKnownAccessBits) != 0) {
+    return b.Error(DecodeErrorKind::kReservedNonZero, kRegAccess, reg.access);
+  }
+  if (!newer_minor && (reg.attributes & ~kKnownAttributeBits) != 0) {
+    return b.Error(DecodeErrorKind::kReservedNonZero, kRegAttributes, reg.attributes);
+  }
+  // An STag is either foreign (valid elsewhere) or deregistered (valid
+  // nowhere); both at once would make the expected Terminate ambiguous.
+  if ((reg.attributes & kAttrForeign) && (reg.attributes & kAttrDeregistered)) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kRegAttributes, reg.attributes);
+  }
+  return reg;
+}
+
+Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
+  PreviousOutcome out;
+  out.connection_serial = static_cast<uint32_t>(b.Get(kOutSerial));
+  uint64_t outcome = b.Get(kOutOutcome);
+  if (outcome > kMaxConnectionOutcome) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kOutOutcome, outcome);
+  }
+  out.outcome = static_cast<ConnectionOutcome>(outcome);
+  out.flags = static_cast<uint8_t>(b.Get(kOutFlags));
+  if (!newer_minor && (out.flags & ~kOutcomeCodeKnown) != 0) {
+    return b.Error(DecodeErrorKind::kReservedNonZero, kOutFlags, out.flags);
+  }
+  uint8_t layer_type = static_cast<uint8_t>(b.Get(kOutLayerType));
+  out.layer = layer_type >> 4;
+  out.error_type = layer_type & 0xF;
+  out.error_code = static_cast<uint8_t>(b.Get(kOutCode));
+  // A Terminate triple only exists for the two Terminate outcomes.
+  bool terminate = out.outcome == ConnectionOutcome::kTerminateSent ||
+                   out.outcome == ConnectionOutcome::kTerminateReceived;
+  if ((out.flags & kOutcomeCodeKnown) && !terminate) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kOutFlags, out.flags);
+  }
+  if (!(out.flags & kOutcomeCodeKnown) && (layer_type != 0 || out.error_code != 0)) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kOutLayerType, layer_type);
+  }
+  out.events_sent = static_cast<uint16_t>(b.Get(kOutEvents));
+  out.completion_errors = static_cast<uint16_t>(b.Get(kOutErrors));
+  return out;
+}
+
+// Fixed header of the advertisement: everything up to the regions.
+Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
+  Advertisement adv;
+  adv.major_version = static_cast<uint8_t>(h.Get(kAdvMajor));
+  if (adv.major_version != kTestUlpMajorVersion) {
+    return h.Error(DecodeErrorKind::kInvalidValue, kAdvMajor, adv.major_version);
+  }
+  adv.minor_version = static_cast<uint8_t>(h.Get(kAdvMinor));
+  const bool newer = adv.minor_version > kTestUlpMinorVersion;
+  adv.flags = static_cast<uint16_t>(h.Get(kAdvFlags));
+  if (!newer && (adv.flags & ~kKnownAdvertisementFlags) != 0) {
+    return h.Error(DecodeErrorKind::kReservedNonZero, kAdvFlags, adv.flags);
+  }
+  adv.ird = static_cast<uint16_t>(h.Get(kAdvIrd));
+  adv.ord = static_cast<uint16_t>(h.Get(kAdvOrd));
+  adv.receive_buffer_count = static_cast<uint16_t>(h.Get(kAdvBufferCount));
+  adv.region_entry_length = static_cast<uint8_t>(h.Get(kAdvEntryLength));
+  if (adv.region_entry_length < kRegionEntryLength ||
+      (!newer && adv.region_entry_length != kRegionEntryLength)) {
+    return h.Error(DecodeErrorKind::kInvalidValue, kAdvEntryLength, adv.region_entry_length);
+  }
+  adv.receive_buffer_size = static_cast<uint32_t>(h.Get(kAdvBufferSize));
+  adv.connection_serial = static_cast<uint32_t>(h.Get(kAdvSerial));
+  return adv;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Advertisement
+
+Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
+  if (adv.region_entry_length < kRegionEntryLength) {
+    return DecodeError{DecodeErrorKind::kInvalidValue, kAdvEntryLength.name, kAdvEntryLength.offset,
+                       adv.region_entry_length};
+  }
+  if (adv.regions.size() > 0xFF || AdvertisementLength(adv) > kAdvertisementMaxLength) {
+    return DecodeError{DecodeErrorKind::kTooLong, "Advertisement", kAdvertisementMaxLength,
+                       AdvertisementLength(adv)};
+  }
+  if (adv.previous && (adv.previous->layer > 0xF || adv.previous->error_type > 0xF)) {
+    std::size_t at = AdvertisementLength(adv) - kPreviousOutcomeLength + kOutLayerType.offset;
+    return DecodeError{DecodeErrorKind::kInvalidValue, kOutLayerType.name, at,
+                       adv.previous->layer > 0xF ? adv.previous->layer : adv.previous->error_type};
+  }
+  const std::size_t start = out.size();
+  out.resize(start + AdvertisementLength(adv), 0);
+  std::copy(kAdvertisementMagic.begin(), kAdvertisementMagic.end(), out.begin() + start);
+  uint16_t flags = adv.flags & ~kFlagPreviousOutcome;
+  if (adv.previous) flags |= kFlagPreviousOutcome;
+  Put(out, start, kAdvMajor, adv.major_version);
+  Put(out, start, kAdvMinor, adv.minor_version);
+  Put(out, start, kAdvFlags, flags);
+  Put(out, start, kAdvIrd, adv.ird);
+  Put(out, start, kAdvOrd, adv.ord);
+  Put(out, start, kAdvBufferCount, adv.receive_buffer_count);
+  Put(out, start, kAdvRegionCount, adv.regions.size());
+  Put(out, start, kAdvEntryLength, adv.region_entry_length);
+  Put(out, start, kAdvBufferSize, adv.receive_buffer_size);
+  Put(out, start, kAdvSerial, adv.connection_serial);
+  std::size_t at = start + kAdvertisementHeaderLength;
+  for (const AdvertisedRegion& r : adv.regions) {
+    Put(out, at, kRegStag, r.stag);
+    Put(out, at, kRegBaseTo, r.base_tagged_offset);
+    Put(out, at, kRegLength, r.length);
+    Put(out, at, kRegAccess, r.access);
+    Put(out, at, kRegAttributes, r.attributes);
+    Put(out, at, kRegObject, r.memory_object);
+    Put(out, at, kRegObjectOffset, r.object_offset);
+    at += adv.region_entry_length;  // octets beyond 24 stay zero
+  }
+  if (const auto& p = adv.previous) {
+    Put(out, at, kOutSerial, p->connection_serial);
+    Put(out, at, kOutOutcome, static_cast<uint8_t>(p->outcome));
+    Put(out, at, kOutFlags, p->flags);
+    Put(out, at, kOutLayerType, static_cast<uint8_t>(p->layer << 4 | p->error_type));
+    Put(out, at, kOutCode, p->error_code);
+    Put(out, at, kOutEvents, p->events_sent);
+    Put(out, at, kOutErrors, p->completion_errors);
+  }
+  return Ok{};
+}
+
+Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset) {
+  Block h(data, 0, base_offset);
+  if (!MagicMatches(data, kAdvertisementMagic)) {
+    if (data.size() < kAdvMagic.width) return *h.FirstTruncated(kAdvHeaderFields);
+    return h.Error(DecodeErrorKind::kInvalidValue, kAdvMagic, LoadBe32(data.data()));
+  }
+  // The version decides how the rest is read, so check it before the
+  // remaining header fields are known to be present.
+  if (data.size() > kAdvMajor.offset && data[kAdvMajor.offset] != kTestUlpMajorVersion) {
+    return h.Error(DecodeErrorKind::kInvalidValue, kAdvMajor, data[kAdvMajor.offset]);
+  }
+  if (auto trunc = h.FirstTruncated(kAdvHeaderFields)) return *trunc;
+  Result<Advertisement> header = DecodeAdvertisementHeader(h);
+  if (!header.ok()) return header.error();
+  if (data.size() > kAdvertisementMaxLength) {
+    return DecodeError{DecodeErrorKind::kTooLong, "Advertisement",
+                       base_offset + kAdvertisementMaxLength, data.size()};
+  }
+  Advertisement adv = std::move(header).value();
+  const bool newer = adv.minor_version > kTestUlpMinorVersion;
+
+  const std::size_t count = h.Get(kAdvRegionCount);
+  std::size_t at = kAdvertisementHeaderLength;
+  for (std::size_t i = 0; i < count; ++i, at += adv.region_entry_length) {
+    Block entry(data, at, base_offset);
+    if (auto trunc = entry.FirstTruncated(kRegionFields)) return *trunc;
+    if (at + adv.region_entry_length > data.size()) {  // a newer minor's longer entry
+      return DecodeError{DecodeErrorKind::kTruncated, "Region Entry", base_offset + at,
+                         data.size() - at};
+    }
+    Result<AdvertisedRegion> reg = DecodeRegion(entry, newer);
+    if (!reg.ok()) return reg.error();
+    for (const AdvertisedRegion& seen : adv.regions) {
+      if (seen.stag == reg->stag) return entry.Error(DecodeErrorKind::kInvalidValue, kRegStag, reg->stag);
+    }
+    adv.regions.push_back(*reg);
+  }
+  if (adv.flags & kFlagPreviousOutcome) {
+    Block block(data, at, base_offset);
+    if (auto trunc = block.FirstTruncated(kOutcomeFields)) return *trunc;
+    Result<PreviousOutcome> prev = DecodeOutcome(block, newer);
+    if (!prev.ok()) return prev.error();
+    adv.previous = *prev;
+    at += kPreviousOutcomeLength;
+  }
+  if (at < data.size() && !newer) {
+    return DecodeError{DecodeErrorKind::kLengthMismatch, "Advertisement", base_offset + at,
+                       data.size() - at};
+  }
+  adv.flags &= ~kFlagPreviousOutcome;  // carried by `previous`
+  return adv;
+}
+
+Result<Advertisement> DecodeAdvertisementFromPrivateData(ByteSpan private_data,
+                                                         bool rfc6581_word) {
+  if (!rfc6581_word) return DecodeAdvertisement(private_data, 0);
+  if (private_data.size() < kRfc6581WordLength) {
+    return DecodeError{DecodeErrorKind::kTruncated, "RFC 6581 IRD/ORD", 0, private_data.size()};
+  }
+  return DecodeAdvertisement(private_data.subspan(kRfc6581WordLength), kRfc6581WordLength);
+}
+
+bool HasAdvertisementMagic(ByteSpan data) { return MagicMatches(data, kAdvertisementMagic); }
+
+// ---------------------------------------------------------------------------
+// Memory pattern
+
+Bytes RegionPattern(const AdvertisedRegion& region, uint64_t to, std::size_t length) {
+  Bytes out(length);
+  const uint64_t first = region.ObjectOffsetOf(to);
+  for (std::size_t i = 0; i < length; ++i) out[i] = PatternByte(region.memory_object, first + i);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Region roles
+
+namespace {
+
+struct RoleSpelling {
+  RegionRole role;
+  std::string_view name;
+};
+
+constexpr std::array<RoleSpelling, kRegionRoleCount> kRoleNames{{
+    {RegionRole::kReadWrite, "rw"},
+    {RegionRole::kReadOnly, "ro"},
+    {RegionRole::kWriteOnly, "wo"},
+    {RegionRole::kAtomic, "atomic"},
+    {RegionRole::kInvalidatable, "invalidatable"},
+    {RegionRole::kAlias, "alias"},
+    {RegionRole::kForeign, "foreign"},
+    {RegionRole::kDeregistered, "deregistered"},
+    {RegionRole::kFlush, "flush"},
+    {RegionRole::kVerify, "verify"},
+}};
+
+// A plain region: usable and never invalidated by a case, so it stays valid
+// for the whole connection.
+bool Plain(const AdvertisedRegion& r) { return r.usable() && !(r.attributes & kAttrInvalidatable); }
+
+// The rules of docs §3.3 except kAlias, which depends on another region.
+bool FillsRole(const AdvertisedRegion& r, RegionRole role) {
+  const bool read = r.Has(kAccessRemoteRead);
+  const bool write = r.Has(kAccessRemoteWrite);
+  switch (role) {
+    case RegionRole::kReadWrite: return Plain(r) && read && write;
+    case RegionRole::kReadOnly: return Plain(r) && read && !write;
+    case RegionRole::kWriteOnly: return Plain(r) && write && !read;
+    case RegionRole::kAtomic:
+      return Plain(r) && r.Has(kAccessRemoteAtomic | kAccessRemoteRead) &&
+             r.base_tagged_offset % 8 == 0 && r.length >= 8;
+    case RegionRole::kInvalidatable:
+      return r.usable() && (r.attributes & kAttrInvalidatable) && read && write;
+    case RegionRole::kForeign: return (r.attributes & kAttrForeign) != 0;
+    case RegionRole::kDeregistered: return (r.attributes & kAttrDeregistered) != 0;
+    case RegionRole::kFlush: return Plain(r) && r.Has(kAccessFlush);
+    case RegionRole::kVerify: return Plain(r) && r.Has(kAccessVerify);
+    case RegionRole::kAlias: return false;
+  }
+  return false;
+}
+
+// `view` can read all of `target`'s memory.
+bool Covers(const AdvertisedRegion& view, uint16_t object, uint64_t offset, uint64_t length) {
+  return view.memory_object == object && view.object_offset <= offset &&
+         offset + length <= uint64_t{view.object_offset} + view.length;
+}
+
+}  // namespace
+
+std::string_view RegionRoleName(RegionRole role) {
+  for (const RoleSpelling& s : kRoleNames) {
+    if (s.role == role) return s.name;
+  }
+  return "?";
+}
+
+std::optional<RegionRole> ParseRegionRole(std::string_view name) {
+  for (const RoleSpelling& s : kRoleNames) {
+    if (s.name == name) return s.role;
+  }
+  return std::nullopt;
+}
+
+const AdvertisedRegion* SelectRegion(const Advertisement& adv, RegionRole role,
+                                     uint32_t min_length) {
+  if (role == RegionRole::kAlias) {
+    // A plain readable region over all of the invalidatable region's memory:
+    // it stays valid after a Send with Invalidate and shows what happened.
+    const AdvertisedRegion* inv = SelectRegion(adv, RegionRole::kInvalidatable, min_length);
+    if (!inv) return nullptr;
+    for (const AdvertisedRegion& r : adv.regions) {
+      if (Plain(r) && r.Has(kAccessRemoteRead) &&
+          Covers(r, inv->memory_object, inv->object_offset, inv->length)) {
+        return &r;
+      }
+    }
+    return nullptr;
+  }
+  for (const AdvertisedRegion& r : adv.regions) {
+    if (FillsRole(r, role) && r.length >= min_length) return &r;
+  }
+  return nullptr;
+}
+
+const AdvertisedRegion* FindReadableView(const Advertisement& adv, uint16_t memory_object,
+                                         uint64_t object_offset, uint64_t length) {
+  for (const AdvertisedRegion& r : adv.regions) {
+    if (Plain(r) && r.Has(kAccessRemoteRead) && Covers(r, memory_object, object_offset, length)) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> MissingForFullSuite(const Advertisement& adv, bool rfc7306, bool commit) {
+  struct Need {
+    RegionRole role;
+    uint32_t min_length;
+    bool wanted;
+  };
+  const Need needs[] = {
+      {RegionRole::kReadWrite, kFullSuiteMinReadWriteLength, true},
+      {RegionRole::kReadOnly, kFullSuiteMinRegionLength, true},
+      {RegionRole::kWriteOnly, kFullSuiteMinRegionLength, true},
+      {RegionRole::kAtomic, kFullSuiteMinAtomicLength, rfc7306},
+      {RegionRole::kInvalidatable, kFullSuiteMinRegionLength, true},
+      {RegionRole::kAlias, kFullSuiteMinRegionLength, true},
+      {RegionRole::kForeign, 0, true},
+      {RegionRole::kDeregistered, 0, true},
+      {RegionRole::kFlush, kFullSuiteMinRegionLength, commit},
+      {RegionRole::kVerify, kFullSuiteMinRegionLength, commit},
+  };
+  std::vector<std::string> missing;
+  for (const Need& n : needs) {
+    if (n.wanted && !SelectRegion(adv, n.role, n.min_length)) {
+      std::string line = "region " + std::string(RegionRoleName(n.role));
+      if (n.min_length) line += " of >= " + std::to_string(n.min_length) + " octets";
+      missing.push_back(line);
+    }
+  }
+  if (adv.receive_buffer_count < kFullSuiteMinReceiveBuffers ||
+      adv.receive_buffer_count > kFullSuiteMaxReceiveBuffers) {
+    missing.push_back("4 to 64 receive buffers (has " +
+                      std::to_string(adv.receive_buffer_count) + ")");
+  }
+  if (adv.receive_buffer_size < kFullSuiteMinReceiveBufferSize) {
+    missing.push_back("receive buffers of >= 1024 octets (has " +
+                      std::to_string(adv.receive_buffer_size) + ")");
+  }
+  if (adv.ird < kFullSuiteMinIrd) {
+    missing.push_back("IRD >= 4 (has " + std::to_string(adv.ird) + ")");
+  }
+  if (rfc7306 && !(adv.flags & kFlagRfc7306)) missing.push_back("RFC 7306 flag");
+  if (commit && !(adv.flags & kFlagCommit)) missing.push_back("COMMIT flag");
+  if (!adv.previous) missing.push_back("previous-connection outcome block");
+  return missing;
+}
+
+// ---------------------------------------------------------------------------
+// Event Records
+
+EventRecord MakeSendEvent(uint32_t sequence, ByteSpan payload, std::optional<bool> solicited,
+                          std::optional<uint32_t> invalidated_stag) {
+  EventRecord ev;
+  ev.type = EventType::kSendDelivered;
+  ev.sequence = sequence;
+  if (solicited) ev.flags |= kEventSolicitedKnown | (*solicited ? kEventSolicited : 0);
+  if (invalidated_stag) {
+    ev.flags |= kEventInvalidated;
+    ev.invalidated_stag = *invalidated_stag;
+  }
+  ev.length = static_cast<uint32_t>(payload.size());
+  ev.digest = Crc32c(payload);
+  const std::size_t n = std::min(payload.size(), kEventPrefixMax);
+  ev.prefix.assign(payload.begin(), payload.begin() + n);
+  return ev;
+}
+
+EventRecord MakeImmediateDataEvent(uint32_t sequence, uint64_t immediate_data,
+                                   std::optional<bool> solicited) {
+  EventRecord ev;
+  ev.type = EventType::kImmediateDataDelivered;
+  ev.sequence = sequence;
+  if (solicited) ev.flags |= kEventSolicitedKnown | (*solicited ? kEventSolicited : 0);
+  ev.value = immediate_data;
+  return ev;
+}
+
+EventRecord MakeCompletionErrorEvent(uint32_t sequence, ErrorSource source, uint32_t status) {
+  EventRecord ev;
+  ev.type = EventType::kCompletionError;
+  ev.sequence = sequence;
+  ev.value = uint64_t{static_cast<uint8_t>(source)} << 56 | status;
+  return ev;
+}
+
+void EncodeEventRecord(const EventRecord& ev, Bytes& out) {
+  const std::size_t start = out.size();
+  out.resize(start + kEventRecordHeaderLength, 0);
+  std::copy(kEventRecordMagic.begin(), kEventRecordMagic.end(), out.begin() + start);
+  Put(out, start, kEvMajor, ev.major_version);
+  Put(out, start, kEvMinor, ev.minor_version);
+  Put(out, start, kEvType, static_cast<uint8_t>(ev.type));
+  Put(out, start, kEvFlags, ev.flags);
+  Put(out, start, kEvSequence, ev.sequence);
+  Put(out, start, kEvLength, ev.length);
+  Put(out, start, kEvStag, ev.invalidated_stag);
+  Put(out, start, kEvValue, ev.value);
+  Put(out, start, kEvDigest, ev.digest);
+  Put(out, start, kEvPrefixLength, ev.prefix.size());
+  out.insert(out.end(), ev.prefix.begin(), ev.prefix.end());
+}
+
+namespace {
+
+// Field rules that depend on the Event Type (docs §5.3), checked in layout
+// order so the reported offset is the first offending field.
+std::optional<DecodeError> CheckEventFields(const Block& b, const EventRecord& ev) {
+  const bool send = ev.type == EventType::kSendDelivered;
+  if ((ev.flags & kEventInvalidated) && !send) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvFlags, ev.flags);
+  }
+  if (ev.type == EventType::kCompletionError && ev.flags != 0) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvFlags, ev.flags);
+  }
+  if (!send && ev.length != 0) return b.Error(DecodeErrorKind::kInvalidValue, kEvLength, ev.length);
+  if (!(ev.flags & kEventInvalidated) && ev.invalidated_stag != 0) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvStag, ev.invalidated_stag);
+  }
+  if (send && ev.value != 0) return b.Error(DecodeErrorKind::kInvalidValue, kEvValue, ev.value);
+  if (ev.type == EventType::kCompletionError) {
+    uint8_t source = static_cast<uint8_t>(ev.value >> 56);
+    if (source < static_cast<uint8_t>(ErrorSource::kReceiveQueue) ||
+        source > static_cast<uint8_t>(ErrorSource::kAsyncEvent)) {
+      return b.Error(DecodeErrorKind::kInvalidValue, kEvValue, ev.value);
+    }
+    if ((ev.value >> 32 & 0xFFFFFF) != 0) {
+      return b.Error(DecodeErrorKind::kReservedNonZero, kEvValue, ev.value);
+    }
+  }
+  // CRC-32C of zero octets is 0, so a record without data has digest 0.
+  if (ev.length == 0 && ev.digest != 0) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvDigest, ev.digest);
+  }
+  const uint64_t prefix_length = b.Get(kEvPrefixLength);
+  if (prefix_length != std::min<uint64_t>(ev.length, kEventPrefixMax)) {
+    return b.Error(DecodeErrorKind::kLengthMismatch, kEvPrefixLength, prefix_length);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
+  Block b(data, 0, base_offset);
+  if (!MagicMatches(data, kEventRecordMagic)) {
+    if (data.size() < kEvMagic.width) return *b.FirstTruncated(kEventFields);
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvMagic, LoadBe32(data.data()));
+  }
+  if (data.size() > kEvMajor.offset && data[kEvMajor.offset] != kTestUlpMajorVersion) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvMajor, data[kEvMajor.offset]);
+  }
+  if (auto trunc = b.FirstTruncated(kEventFields)) return *trunc;
+  EventRecord ev;
+  ev.minor_version = static_cast<uint8_t>(b.Get(kEvMinor));
+  const bool newer = ev.minor_version > kTestUlpMinorVersion;
+  const uint64_t type = b.Get(kEvType);
+  if (type == 0 || (!newer && type > kMaxEventType)) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvType, type);
+  }
+  ev.type = static_cast<EventType>(type);
+  ev.flags = static_cast<uint8_t>(b.Get(kEvFlags));
+  if (!newer && (ev.flags & ~kKnownEventFlags) != 0) {
+    return b.Error(DecodeErrorKind::kReservedNonZero, kEvFlags, ev.flags);
+  }
+  if ((ev.flags & kEventSolicited) && !(ev.flags & kEventSolicitedKnown)) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvFlags, ev.flags);
+  }
+  ev.sequence = static_cast<uint32_t>(b.Get(kEvSequence));
+  if (ev.sequence == 0) return b.Error(DecodeErrorKind::kInvalidValue, kEvSequence, 0);
+  ev.length = static_cast<uint32_t>(b.Get(kEvLength));
+  ev.invalidated_stag = static_cast<uint32_t>(b.Get(kEvStag));
+  ev.value = b.Get(kEvValue);
+  ev.digest = static_cast<uint32_t>(b.Get(kEvDigest));
+  if (type <= kMaxEventType) {
+    if (auto bad = CheckEventFields(b, ev)) return *bad;
+  }
+  if (uint64_t rsvd = b.Get(kEvReserved); rsvd != 0 && !newer) {
+    return b.Error(DecodeErrorKind::kReservedNonZero, kEvReserved, rsvd);
+  }
+  const std::size_t n = b.Get(kEvPrefixLength);
+  const std::size_t have = data.size() - kEventRecordHeaderLength;
+  if (have < n) {
+    return DecodeError{DecodeErrorKind::kTruncated, "Data Prefix",
+                       base_offset + kEventRecordHeaderLength, have};
+  }
+  if (have > n && !newer) {
+    return DecodeError{DecodeErrorKind::kLengthMismatch, "Event Record",
+                       base_offset + kEventRecordHeaderLength + n, have - n};
+  }
+  ev.prefix.assign(data.begin() + kEventRecordHeaderLength,
+                   data.begin() + kEventRecordHeaderLength + n);
+  // When the prefix is the whole message the digest can be checked here.
+  if (ev.type == EventType::kSendDelivered && ev.length == n && Crc32c(ev.prefix) != ev.digest) {
+    return b.Error(DecodeErrorKind::kCrcMismatch, kEvDigest, ev.digest);
+  }
+  return ev;
+}
+
+bool HasEventRecordMagic(ByteSpan data) { return MagicMatches(data, kEventRecordMagic); }
+
+}  // namespace rdmapct::wire
