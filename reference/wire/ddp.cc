@@ -1,12 +1,70 @@
 #include "reference/wire/ddp.h"
 
-namespace rdmapct::wire {
+#include <array>
+#include <span>
 
-// Stub for the API commit; the implementation follows in the next commit.
+namespace rdmapct::wire {
+namespace {
+
+struct FieldSpan {
+  const char* name;
+  std::size_t offset;
+  std::size_t length;
+};
+
+// RFC 5041 Figures 4 and 5, field by field.
+constexpr std::array<FieldSpan, 4> kTaggedFields = {{
+    {kFieldDdpControl, 0, 1}, {kFieldRsvdUlp, 1, 1}, {kFieldStag, 2, 4}, {kFieldTo, 6, 8}}};
+constexpr std::array<FieldSpan, 5> kUntaggedFields = {{{kFieldDdpControl, 0, 1},
+                                                       {kFieldRsvdUlp, 1, 5},
+                                                       {kFieldQn, 6, 4},
+                                                       {kFieldMsn, 10, 4},
+                                                       {kFieldMo, 14, 4}}};
+
+}  // namespace
+
+// REQ R5041-4.4-01
+// The first field the ULPDU does not fully contain, at its absolute offset;
+// `value` is the number of octets that were available from that offset.
 DecodeError DdpTruncation(ByteSpan ulpdu, std::size_t base_offset) {
-  return DecodeError{DecodeErrorKind::kTruncated, kFieldDdpControl, base_offset, ulpdu.size()};
+  const std::size_t n = ulpdu.size();
+  auto report = [&](const FieldSpan& f) {
+    return DecodeError{DecodeErrorKind::kTruncated, f.name, base_offset + f.offset,
+                       n > f.offset ? n - f.offset : 0};
+  };
+  if (n == 0) return report(kTaggedFields[0]);
+  const std::span<const FieldSpan> fields =
+      DdpControlTagged(ulpdu[0]) ? std::span<const FieldSpan>(kTaggedFields)
+                                 : std::span<const FieldSpan>(kUntaggedFields);
+  for (const FieldSpan& f : fields) {
+    if (n < f.offset + f.length) return report(f);
+  }
+  // Not truncated: callers only come here on a short buffer.
+  return DecodeError{DecodeErrorKind::kTruncated, kFieldDdpControl, base_offset, n};
 }
-void EncodeDdpHeader(const DdpSegmentHeader&, Bytes&) {}
-Bytes EncodeDdpSegment(const DdpSegmentHeader&, ByteSpan) { return {}; }
+
+// REQ R5040-3.1-06 R5041-4.1-01
+void EncodeDdpHeader(const DdpSegmentHeader& h, Bytes& out) {
+  ByteWriter w(out);
+  w.Put8(EncodeDdpControl(h.tagged, h.last, h.rsvd, h.ddp_version));
+  w.Put8(h.rsvd_ulp0);
+  if (h.tagged) {
+    w.Put32(h.stag);
+    w.Put64(h.tagged_offset);
+  } else {
+    w.Put32(h.invalidate_stag);
+    w.Put32(h.queue_number);
+    w.Put32(h.msn);
+    w.Put32(h.message_offset);
+  }
+}
+
+Bytes EncodeDdpSegment(const DdpSegmentHeader& h, ByteSpan payload) {
+  Bytes out;
+  out.reserve(h.HeaderLength() + payload.size());
+  EncodeDdpHeader(h, out);
+  ByteWriter(out).PutBytes(payload);
+  return out;
+}
 
 }  // namespace rdmapct::wire

@@ -55,7 +55,6 @@ enum class ReassemblyStatus : uint8_t {
   kNotUntagged,      // T=1: not for this assembler
   kQueueMismatch,    // QN differs from the first segment's
   kMsnMismatch,      // MSN differs from the first segment's
-  kOverlap,          // octets already received (duplicate or overlapping MO range)
   kBeyondLast,       // ends past the end of the L=1 segment, or after L=1 ends earlier
   kSecondLast,       // a second L=1 segment with a different end
   kTooLong,          // MO + length exceeds the assembler's capacity (buffer size)
@@ -63,9 +62,11 @@ enum class ReassemblyStatus : uint8_t {
 };
 const char* ReassemblyStatusName(ReassemblyStatus s);
 
-// REQ R5041-5.3-03 R5041-4.1-05
+// REQ R5041-5.3-03 R5041-5.3-04 R5041-4.1-07
 // Collects the segments of ONE untagged DDP message (one QN/MSN). Rejected
-// segments leave the state unchanged.
+// segments leave the state unchanged. Octets received twice (overlapping MO
+// ranges) are accepted and placed again (R5041-5.3-04 MAY Place a segment more
+// than once); duplicate_octets() counts them.
 class UntaggedMessageAssembler {
  public:
   // `capacity`: largest message accepted (e.g. the posted receive buffer).
@@ -80,7 +81,8 @@ class UntaggedMessageAssembler {
   uint32_t msn() const { return msn_; }
   // Known once the L=1 segment has arrived.
   std::optional<uint32_t> message_length() const { return message_length_; }
-  uint64_t octets_received() const { return octets_received_; }
+  uint64_t octets_received() const { return octets_received_; }  // distinct octets
+  uint64_t duplicate_octets() const { return duplicate_octets_; }
   // RsvdULP octets of the MO=0 segment (RDMAP Control Field and Invalidate
   // STag), if it has arrived.
   std::optional<DdpSegmentHeader> first_segment_header() const { return first_header_; }
@@ -91,8 +93,7 @@ class UntaggedMessageAssembler {
   void Reset();
 
  private:
-  bool Overlaps(uint64_t begin, uint64_t end) const;
-  void Insert(uint64_t begin, uint64_t end);
+  uint64_t Insert(uint64_t begin, uint64_t end);  // returns newly covered octets
 
   uint32_t capacity_;
   bool started_ = false;
@@ -102,6 +103,7 @@ class UntaggedMessageAssembler {
   std::optional<uint32_t> message_length_;
   std::optional<DdpSegmentHeader> first_header_;
   uint64_t octets_received_ = 0;
+  uint64_t duplicate_octets_ = 0;
   uint64_t highest_end_ = 0;
   std::map<uint64_t, uint64_t> ranges_;  // begin -> end of received, merged ranges
   Bytes data_;

@@ -79,7 +79,9 @@ struct TerminateHeader {
   bool has_ddp_header = false;
   bool has_rdma_header = false;
   uint16_t ddp_segment_length = 0;         // DDP Segment Length
-  DdpSegmentHeader terminated_ddp_header;  // Terminated DDP Header (T bit selects 14/18)
+  // Terminated DDP Header (its T bit selects 14/18 octets). All-zero by
+  // default so that a kFixed encoding of an absent header is zero-filled.
+  DdpSegmentHeader terminated_ddp_header{.tagged = false, .last = false, .ddp_version = 0};
   uint32_t fixed_ddp_area_tail = 0;        // kFixed + tagged echo: octets 14-17 of the area
   ReadRequestHeader terminated_rdma_header;  // Terminated RDMA Header
   std::size_t encoded_length = 0;          // set by the decoder: octets consumed

@@ -182,7 +182,7 @@ std::span<const TerminateCodeEntry> TerminateCodeTable();
 // The entry a triple matches, or nullptr when RFC 6580 leaves it Unassigned.
 const TerminateCodeEntry* FindTerminateCode(TerminateCode code);
 
-// REQ R5040-4.8-T16
+// REQ R5040-4.8-03 R5040-4.8-T01 R5040-4.8-T15 R5040-4.8-T16
 // RFC 6580 §3.1-3.3: RDMAP EType 0x0 takes any code; DDP Local Catastrophic
 // only 0x00; DDP EType 0x3 any code; everything else only as listed; Layers
 // 0x3-0xF never.
