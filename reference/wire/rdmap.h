@@ -231,7 +231,11 @@ struct RdmapMessageView {
 // REQ R5040-4-01 R5040-4.1-01 R7306-4-01 RCOMMIT-3.1-01
 // Decodes DDP, then the RDMAP Control Field under `profile`, then the RDMAP
 // header chosen by the opcode. Errors only on truncation (of the DDP header or
-// of the RDMAP header field that runs out), with absolute offsets.
+// of the RDMAP header field that runs out), with absolute offsets. A caller
+// that must answer a truncated RDMAP header with a Terminate can still get
+// the DDP header to echo from DecodeDdpSegment(). Note (NOTES D.1): under
+// rfc5040/rfc7306 a commit Atomic Write Response (octet 0x51) reads as a Read
+// Request with Rsv=01b and fails here with kTruncated "SinkSTag".
 Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile,
                                             std::size_t base_offset = 0);
 
