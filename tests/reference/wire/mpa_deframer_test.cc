@@ -533,5 +533,57 @@ TEST(MpaDeframer, StartupFrameWithoutWaiting) {
   EXPECT_EQ(Deframe(d, w2, kOneOctet).fpdus.size(), 10u);
 }
 
+// ---- robustness ---------------------------------------------------------------
+
+// Any start position, including ones no conformant stream has (not a
+// multiple of 4: a Marker may then split ULPDU_Length or the CRC field).
+TEST(MpaDeframer, RoundTripAtEveryStartPosition) {
+  for (uint32_t pos = 0; pos < 1024; ++pos) {
+    MarkerInserter ins(0, pos);
+    Bytes wire;
+    std::vector<Bytes> ulpdus;
+    for (std::size_t n : {0u, 1u, 13u, 509u, 1200u}) {
+      ulpdus.emplace_back(n, static_cast<uint8_t>(n));
+      ins.AppendUlpdu(wire, ulpdus.back());
+    }
+    const MpaDeframerConfig cfg{.markers_enabled = true, .first_position = pos};
+    for (const Chunker& c : {kWhole, RandomChunks(pos, 40)}) {
+      const Outcome o = Deframe(cfg, wire, c);
+      ASSERT_TRUE(o.status.ok()) << pos << ": " << o.status.error().Describe();
+      ASSERT_EQ(o.fpdus.size(), ulpdus.size()) << pos;
+      for (std::size_t i = 0; i < ulpdus.size(); ++i) ASSERT_EQ(o.fpdus[i].ulpdu, ulpdus[i]) << pos;
+    }
+  }
+}
+
+// Garbage in: never out of bounds (run under ASan), and the same FPDUs and
+// the same error whatever the chunking.
+TEST(MpaDeframer, GarbageGivesSameOutcomeInEveryChunking) {
+  std::mt19937 rng(99);
+  for (int round = 0; round < 300; ++round) {
+    Bytes junk(std::uniform_int_distribution<std::size_t>(0, 3000)(rng));
+    for (auto& b : junk) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);   // small lengths are likely
+    const MpaDeframerConfig cfg{.crc_enabled = (round & 1) != 0,
+                                .markers_enabled = (round & 2) != 0,
+                                .first_position = static_cast<uint32_t>(rng()),
+                                .expect_startup_frame = round % 7 == 0,
+                                .wait_for_full_operation = false,
+                                .max_ulpdu_length = 2000,
+                                .continue_after_crc_error = (round & 4) != 0,
+                                .continue_after_marker_mismatch = (round & 8) != 0};
+    const Outcome ref = Deframe(cfg, junk, kWhole);
+    for (const Chunker& c : {kOneOctet, RandomChunks(round, 64)}) {
+      const Outcome o = Deframe(cfg, junk, c);
+      ASSERT_EQ(o.fpdus, ref.fpdus) << round;
+      ASSERT_EQ(o.status.ok(), ref.status.ok()) << round;
+      if (!ref.status.ok()) {
+        EXPECT_EQ(o.status.error().kind, ref.status.error().kind) << round;
+        EXPECT_EQ(o.status.error().offset, ref.status.error().offset) << round;
+        EXPECT_EQ(o.status.error().value, ref.status.error().value) << round;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rdmapct::wire
