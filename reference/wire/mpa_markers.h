@@ -100,6 +100,7 @@ class MarkerInserter {
   // over the octets the RFC assigns to this FPDU, Markers included
   // (R5044-4.3-02, R5044-4.4-11, R5044-4.4-12); otherwise the CRC field is
   // copied. options.crc_xor is applied in both cases; pad_octet is unused.
+  // `fpdu` must not point into `out` (appending may reallocate it).
   void AppendFpdu(Bytes& out, ByteSpan fpdu, const FpduEncodeOptions& options = {});
 
   // Frames `ulpdu` (mpa_fpdu.h AppendFpdu) and appends it with Markers.
