@@ -73,6 +73,15 @@ constexpr std::array<Field, 12> kEventFields{kEvMagic, kEvMajor, kEvMinor, kEvTy
                                              kEvFlags, kEvSequence, kEvLength, kEvStag,
                                              kEvValue, kEvDigest, kEvPrefixLength, kEvReserved};
 
+// Suite Request (docs §2.4).
+constexpr Field kReqMagic{"Request Magic", 0, 4};
+constexpr Field kReqMajor{"Major Version", 4, 1};
+constexpr Field kReqMinor{"Minor Version", 5, 1};
+constexpr Field kReqFlags{"Request Flags", 6, 2};
+constexpr Field kReqCaseHash{"Case Hash", 8, 4};
+constexpr std::array<Field, 5> kRequestFields{kReqMagic, kReqMajor, kReqMinor, kReqFlags,
+                                              kReqCaseHash};
+
 // A fixed block of `fields` at `start` of `data`; `base` is added to every
 // reported offset (the caller's outermost buffer).
 class Block {
@@ -221,6 +230,44 @@ Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// Suite Request
+
+void EncodeSuiteRequest(const SuiteRequest& req, Bytes& out) {
+  const std::size_t start = out.size();
+  out.resize(start + kSuiteRequestLength, 0);
+  std::copy(kSuiteRequestMagic.begin(), kSuiteRequestMagic.end(), out.begin() + start);
+  Put(out, start, kReqMajor, req.major_version);
+  Put(out, start, kReqMinor, req.minor_version);
+  Put(out, start, kReqFlags, req.flags);
+  Put(out, start, kReqCaseHash, req.case_hash);
+}
+
+Result<SuiteRequest> DecodeSuiteRequest(ByteSpan data, std::size_t base_offset) {
+  Block b(data, 0, base_offset);
+  if (!MagicMatches(data, kSuiteRequestMagic)) {
+    if (data.size() < kReqMagic.width) return *b.FirstTruncated(kRequestFields);
+    return b.Error(DecodeErrorKind::kInvalidValue, kReqMagic, LoadBe32(data.data()));
+  }
+  if (auto trunc = b.FirstTruncated(kRequestFields)) return *trunc;
+  SuiteRequest req;
+  req.major_version = static_cast<uint8_t>(b.Get(kReqMajor));
+  if (req.major_version != kTestUlpMajorVersion) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kReqMajor, req.major_version);
+  }
+  req.minor_version = static_cast<uint8_t>(b.Get(kReqMinor));
+  req.flags = static_cast<uint16_t>(b.Get(kReqFlags));
+  if (req.minor_version <= kTestUlpMinorVersion && (req.flags & ~kKnownRequestFlags) != 0) {
+    return b.Error(DecodeErrorKind::kReservedNonZero, kReqFlags, req.flags);
+  }
+  req.case_hash = static_cast<uint32_t>(b.Get(kReqCaseHash));
+  return req;
+}
+
+uint32_t CaseHash(std::string_view case_id) {
+  return Crc32c(ByteSpan(reinterpret_cast<const uint8_t*>(case_id.data()), case_id.size()));
+}
 
 // ---------------------------------------------------------------------------
 // Advertisement
@@ -493,6 +540,7 @@ std::vector<std::string> MissingForFullSuite(const Advertisement& adv, bool rfc7
   }
   if (rfc7306 && !(adv.flags & kFlagRfc7306)) missing.push_back("RFC 7306 flag");
   if (commit && !(adv.flags & kFlagCommit)) missing.push_back("COMMIT flag");
+  if (!(adv.flags & kFlagKeepMemory)) missing.push_back("Keep Memory flag");
   if (!adv.previous) missing.push_back("previous-connection outcome block");
   return missing;
 }

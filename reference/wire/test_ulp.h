@@ -38,9 +38,37 @@ namespace rdmapct::wire {
 inline constexpr uint8_t kTestUlpMajorVersion = 1;
 inline constexpr uint8_t kTestUlpMinorVersion = 0;
 
-// "RPCA" and "RPCE": printable, so a hexdump or a capture shows them.
+// "RPCA", "RPCE", "RPCR": printable, so a hexdump or a capture shows them.
 inline constexpr std::array<uint8_t, 4> kAdvertisementMagic = {0x52, 0x50, 0x43, 0x41};
 inline constexpr std::array<uint8_t, 4> kEventRecordMagic = {0x52, 0x50, 0x43, 0x45};
+inline constexpr std::array<uint8_t, 4> kSuiteRequestMagic = {0x52, 0x50, 0x43, 0x52};
+
+// ---------------------------------------------------------------------------
+// Suite Request (docs/target-convention.md §2.4): optional, in the MPA
+// Request Private Data after the RFC 6581 word. A target acts on it only
+// when it decodes cleanly; anything else in the Request is ignored.
+
+inline constexpr std::size_t kSuiteRequestLength = 12;
+// Request Flags: do not re-pattern memory; keep what the previous
+// connection left (so a failed access can be checked after the Terminate
+// that ended its stream).
+inline constexpr uint16_t kRequestKeepMemory = 0x0001;
+inline constexpr uint16_t kKnownRequestFlags = 0x0001;
+
+struct SuiteRequest {
+  uint8_t major_version = 1;
+  uint8_t minor_version = 0;
+  uint16_t flags = 0;      // kRequest*
+  uint32_t case_hash = 0;  // CRC-32C of the case id, for the target's logs
+  friend bool operator==(const SuiteRequest&, const SuiteRequest&) = default;
+};
+
+void EncodeSuiteRequest(const SuiteRequest& req, Bytes& out);
+// Decodes a request at the start of `data`; octets after the 12 are not
+// part of it (a newer minor version may define them).
+Result<SuiteRequest> DecodeSuiteRequest(ByteSpan data, std::size_t base_offset = 0);
+// CRC-32C of the case id ("rfc5040/7.2/read-req-invalid-src-stag").
+uint32_t CaseHash(std::string_view case_id);
 
 // ---------------------------------------------------------------------------
 // Advertisement (docs/target-convention.md §3).
@@ -60,7 +88,8 @@ inline constexpr uint16_t kFlagLittleEndianAtomics = 0x0001;  // atomics see hos
 inline constexpr uint16_t kFlagPreviousOutcome = 0x0002;      // the outcome block follows the regions
 inline constexpr uint16_t kFlagRfc7306 = 0x0004;              // target implements RFC 7306
 inline constexpr uint16_t kFlagCommit = 0x0008;               // target implements the COMMIT draft
-inline constexpr uint16_t kKnownAdvertisementFlags = 0x000F;
+inline constexpr uint16_t kFlagKeepMemory = 0x0010;           // honours kRequestKeepMemory
+inline constexpr uint16_t kKnownAdvertisementFlags = 0x001F;
 
 // Region Access (entry octet 16): the remote access rights the STag grants.
 inline constexpr uint8_t kAccessRemoteRead = 0x01;

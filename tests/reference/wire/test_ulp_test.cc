@@ -16,7 +16,7 @@ namespace {
 // The example of docs/target-convention.md §3.6: 8 regions + outcome block.
 Advertisement ExampleAdvertisement() {
   Advertisement adv;
-  adv.flags = kFlagLittleEndianAtomics | kFlagRfc7306;
+  adv.flags = kFlagLittleEndianAtomics | kFlagRfc7306 | kFlagKeepMemory;
   adv.ird = 8;
   adv.ord = 8;
   adv.receive_buffer_count = 8;
@@ -38,9 +38,9 @@ Advertisement ExampleAdvertisement() {
 }
 
 const Bytes kExampleBytes = {
-    // header: magic "RPCA", 1.0, flags 0x0007, IRD 8, ORD 8, 8 buffers,
+    // header: magic "RPCA", 1.0, flags 0x0017, IRD 8, ORD 8, 8 buffers,
     // 8 regions of 24 octets, buffers of 4096 octets, connection serial 2
-    0x52, 0x50, 0x43, 0x41, 0x01, 0x00, 0x00, 0x07, 0x00, 0x08, 0x00, 0x08,
+    0x52, 0x50, 0x43, 0x41, 0x01, 0x00, 0x00, 0x17, 0x00, 0x08, 0x00, 0x08,
     0x00, 0x08, 0x08, 0x18, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x02,
     // STag      | base Tagged Offset                    | Length          | Ac  At | Obj    | Obj offset
     0x00, 0x00, 0x1a, 0x01, 0x00, 0x00, 0x7f, 0x3a, 0x12, 0x34, 0x00, 0x00, 0x00, 0x00, 0x60, 0x00,
@@ -235,7 +235,7 @@ TEST(TestUlpAdvertisement, HeaderInvalidValues) {
   b[6] = 0x80;  // reserved flag bit under 1.0
   ExpectAdvError(b, DecodeErrorKind::kReservedNonZero, "Flags", 6);
   b = kExampleBytes;
-  b[7] = 0x17;
+  b[7] = 0x37;
   ExpectAdvError(b, DecodeErrorKind::kReservedNonZero, "Flags", 6);
 
   b = kExampleBytes;
@@ -300,7 +300,7 @@ TEST(TestUlpAdvertisement, TrailingOctetsAndOverlongInput) {
   ExpectAdvError(b, DecodeErrorKind::kLengthMismatch, "Advertisement", 228);
 
   b = kExampleBytes;
-  b[7] = 0x05;  // no outcome flag: the 12 outcome octets are now trailing
+  b[7] = 0x15;  // no outcome flag: the 12 outcome octets are now trailing
   ExpectAdvError(b, DecodeErrorKind::kLengthMismatch, "Advertisement", 216);
 
   b.assign(249, 0);
@@ -357,6 +357,70 @@ TEST(TestUlpAdvertisement, PrivateDataWithAndWithoutRfc6581Word) {
   ExpectError(r.error(), DecodeErrorKind::kTruncated, "Advertisement Magic", 0);
   EXPECT_FALSE(HasAdvertisementMagic(Bytes{0x52, 0x50, 0x43}));
   EXPECT_TRUE(HasAdvertisementMagic(kExampleBytes));
+}
+
+// ---------------------------------------------------------------------------
+// Suite Request
+
+const Bytes kKeepMemoryRequest = {
+    0x52, 0x50, 0x43, 0x52,  // "RPCR"
+    0x01, 0x00,              // version 1.0
+    0x00, 0x01,              // Keep Memory
+    0xb7, 0xa3, 0x84, 0x34,  // CRC-32C("rfc5040/7.2/read-req-invalid-src-stag")
+};
+
+TEST(TestUlpSuiteRequest, KnownAnswerAndRoundTrip) {
+  EXPECT_EQ(CaseHash("rfc5040/7.2/read-req-invalid-src-stag"), 0xb7a38434u);
+  EXPECT_EQ(CaseHash(""), 0u);
+  SuiteRequest req{1, 0, kRequestKeepMemory, CaseHash("rfc5040/7.2/read-req-invalid-src-stag")};
+  Bytes out;
+  EncodeSuiteRequest(req, out);
+  EXPECT_EQ(out, kKeepMemoryRequest);
+  Result<SuiteRequest> r = DecodeSuiteRequest(kKeepMemoryRequest);
+  ASSERT_TRUE(r.ok()) << r.error().Describe();
+  EXPECT_EQ(*r, req);
+
+  // Octets after the 12 are not the request's business.
+  Bytes longer = kKeepMemoryRequest;
+  longer.push_back(0x99);
+  EXPECT_TRUE(DecodeSuiteRequest(longer).ok());
+}
+
+TEST(TestUlpSuiteRequest, EveryTruncationAndInvalidValue) {
+  const std::vector<FieldAt> fields = {{"Request Magic", 0, 4}, {"Major Version", 4, 1},
+                                       {"Minor Version", 5, 1}, {"Request Flags", 6, 2},
+                                       {"Case Hash", 8, 4}};
+  for (std::size_t len = 0; len < kKeepMemoryRequest.size(); ++len) {
+    const FieldAt* want = nullptr;
+    for (const FieldAt& f : fields) {
+      if (f.offset + f.width > len) { want = &f; break; }
+    }
+    Result<SuiteRequest> r =
+        DecodeSuiteRequest(Bytes(kKeepMemoryRequest.begin(), kKeepMemoryRequest.begin() + len), 4);
+    ASSERT_FALSE(r.ok()) << len;
+    ExpectError(r.error(), DecodeErrorKind::kTruncated, want->name, 4 + want->offset);
+  }
+  Bytes b = kKeepMemoryRequest;
+  b[3] = 0x41;  // an advertisement is not a request
+  Result<SuiteRequest> r = DecodeSuiteRequest(b);
+  ASSERT_FALSE(r.ok());
+  ExpectError(r.error(), DecodeErrorKind::kInvalidValue, "Request Magic", 0);
+
+  b = kKeepMemoryRequest;
+  b[4] = 2;
+  r = DecodeSuiteRequest(b);
+  ASSERT_FALSE(r.ok());
+  ExpectError(r.error(), DecodeErrorKind::kInvalidValue, "Major Version", 4);
+
+  b = kKeepMemoryRequest;
+  b[7] = 0x03;
+  r = DecodeSuiteRequest(b);
+  ASSERT_FALSE(r.ok());
+  ExpectError(r.error(), DecodeErrorKind::kReservedNonZero, "Request Flags", 6);
+  b[5] = 1;  // a newer minor may define the bit
+  r = DecodeSuiteRequest(b);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->flags, 0x0003);
 }
 
 // ---------------------------------------------------------------------------
@@ -446,7 +510,7 @@ TEST(TestUlpRoles, SelectionRulesExcludeSpecialRegions) {
                          "region deregistered",
                          "4 to 64 receive buffers (has 0)",
                          "receive buffers of >= 1024 octets (has 0)", "IRD >= 4 (has 0)",
-                         "previous-connection outcome block"}));
+                         "Keep Memory flag", "previous-connection outcome block"}));
 }
 
 TEST(TestUlpRoles, ReadableViewCoversTheWholeRange) {
