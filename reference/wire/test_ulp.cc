@@ -56,7 +56,7 @@ constexpr Field kOutErrors{"Completion Errors", 10, 2};
 constexpr std::array<Field, 7> kOutcomeFields{kOutSerial, kOutOutcome, kOutFlags, kOutLayerType,
                                               kOutCode, kOutEvents, kOutErrors};
 
-// Event Record (docs §5.2).
+// Event Record (docs §6.2).
 constexpr Field kEvMagic{"Event Magic", 0, 4};
 constexpr Field kEvMajor{"Major Version", 4, 1};
 constexpr Field kEvMinor{"Minor Version", 5, 1};
@@ -177,7 +177,7 @@ Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
   PreviousOutcome out;
   out.connection_serial = static_cast<uint32_t>(b.Get(kOutSerial));
   uint64_t outcome = b.Get(kOutOutcome);
-  if (outcome > kMaxConnectionOutcome) {
+  if (outcome > kMaxConnectionOutcome && !newer_minor) {
     return b.Error(DecodeErrorKind::kInvalidValue, kOutOutcome, outcome);
   }
   out.outcome = static_cast<ConnectionOutcome>(outcome);
@@ -192,7 +192,8 @@ Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
   // A Terminate triple only exists for the two Terminate outcomes.
   bool terminate = out.outcome == ConnectionOutcome::kTerminateSent ||
                    out.outcome == ConnectionOutcome::kTerminateReceived;
-  if ((out.flags & kOutcomeCodeKnown) && !terminate) {
+  // (An outcome only a newer minor version defines may carry a triple.)
+  if ((out.flags & kOutcomeCodeKnown) && !terminate && outcome <= kMaxConnectionOutcome) {
     return b.Error(DecodeErrorKind::kInvalidValue, kOutFlags, out.flags);
   }
   if (!(out.flags & kOutcomeCodeKnown) && (layer_type != 0 || out.error_code != 0)) {
@@ -602,7 +603,7 @@ void EncodeEventRecord(const EventRecord& ev, Bytes& out) {
 
 namespace {
 
-// Field rules that depend on the Event Type (docs §5.3), checked in layout
+// Field rules that depend on the Event Type (docs §6.2), checked in layout
 // order so the reported offset is the first offending field.
 std::optional<DecodeError> CheckEventFields(const Block& b, const EventRecord& ev) {
   const bool send = ev.type == EventType::kSendDelivered;

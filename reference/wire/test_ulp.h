@@ -9,6 +9,8 @@
 //    can read it back with RDMA Read and see whether anything changed;
 //  - Event Records, carried by the only Sends the target originates, report
 //    what the target's ULP saw (Sends delivered, Immediate Data, errors).
+//  - an optional Suite Request in the MPA Request Private Data asks the
+//    target to keep memory across connections (checks after an error).
 //
 // Pure codecs (no I/O, no state), byte layouts big-endian, offsets in the
 // tables of docs/target-convention.md. Decoders return a DecodeError naming
@@ -226,7 +228,7 @@ inline constexpr uint16_t kFullSuiteMinIrd = 4;
 std::vector<std::string> MissingForFullSuite(const Advertisement& adv, bool rfc7306, bool commit);
 
 // ---------------------------------------------------------------------------
-// Event Records (docs §5): the payload of every Send the target originates.
+// Event Records (docs §6): the payload of every Send the target originates.
 
 inline constexpr std::size_t kEventRecordHeaderLength = 36;
 inline constexpr std::size_t kEventPrefixMax = 64;  // delivered octets echoed

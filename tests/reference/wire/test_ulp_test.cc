@@ -318,6 +318,7 @@ TEST(TestUlpAdvertisement, NewerMinorVersionExtensionsAreIgnored) {
   adv.regions.resize(7);
   adv.regions[0].access |= 0x80;
   adv.regions[0].attributes |= 0x40;
+  adv.previous->outcome = static_cast<ConnectionOutcome>(9);  // a 1.7 outcome
   Bytes b = Encode(adv);
   ASSERT_EQ(b.size(), 24u + 7 * 28 + 12);
   EXPECT_EQ(b[24 + 24], 0);  // padding of entry 1
