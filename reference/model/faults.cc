@@ -1,0 +1,112 @@
+#include "reference/model/faults.h"
+
+namespace rdmapct::model {
+
+namespace {
+
+// One row per Fault, in enum order (checked at start-up by InfoFor()).
+const std::vector<FaultInfo> kFaults = {
+    {Fault::kAcceptInvalidDdpVersion, "accept-invalid-ddp-version",
+     "segments with DV != 1 are processed instead of Terminated",
+     "R5041-4.1-12 R5041-7.2-T06 R5041-7.2-T12"},
+    {Fault::kSkipMsnCheck, "skip-msn-check",
+     "untagged segments are accepted whatever their MSN (no range / ordering check)",
+     "R5041-7.1-U5 R5041-4.3-07 R5040-5.3-02"},
+    {Fault::kAcceptSendWithoutBuffer, "accept-send-without-buffer",
+     "a Send with no posted receive buffer is silently dropped instead of Terminated",
+     "R5041-7.1-U2 R5040-5.3-02"},
+    {Fault::kDeliverSendIntoSmallBuffer, "deliver-send-into-small-buffer",
+     "a Send longer than the receive buffer is truncated and delivered instead of Terminated",
+     "R5041-7.1-U3 R5041-7.1-U4 R5040-5.3-04"},
+    {Fault::kSkipBoundsCheck, "skip-bounds-check",
+     "tagged TO / TO+length are not checked against the region (placement is clipped)",
+     "R5041-7.1-G3 R5041-7.1-G4 R5040-7.2-09c R5040-7.2-09d"},
+    {Fault::kSkipToWrapCheck, "skip-to-wrap-check",
+     "a TO + length that wraps 2^64 is not reported as TO wrap",
+     "R5041-7.1-G5 R5040-7.2-09e"},
+    {Fault::kSkipAccessRightsCheck, "skip-access-rights-check",
+     "Writes / Reads / Atomics / COMMIT requests ignore the region's access rights",
+     "R5041-7.1-G2 R5040-8.1.1-05"},
+    {Fault::kSkipStreamAssociationCheck, "skip-stream-association-check",
+     "STags of another stream / protection domain are accepted",
+     "R5041-7.1-G1 R5040-7.2-09b R5040-5.3-14"},
+    {Fault::kAcceptInvalidatedStag, "accept-invalidated-stag",
+     "an invalidated STag is still usable for placement and reads",
+     "R5041-7.1-G2 R5040-5.3-15 R5040-7.2-09a"},
+    {Fault::kAcceptRdmapVersion2, "accept-rdmap-version-2",
+     "segments with RV != 01b are processed instead of Terminated",
+     "R5040-7.2-03 R5040-7.2-08 R5040-4.1-08"},
+    {Fault::kAcceptUnexpectedOpcode, "accept-unexpected-opcode",
+     "opcodes the profile does not define, or on the wrong QN/T flag, are silently dropped",
+     "R5040-7.2-02 R5040-7.2-07 R5040-4.1-T09"},
+    {Fault::kInvalidateNonInvalidatableStag, "invalidate-non-invalidatable-stag",
+     "Send with Invalidate invalidates any STag, even foreign or non-invalidatable ones",
+     "R5040-5.3-14 R5040-5.3-16 R5040-7.2-05"},
+    {Fault::kIgnoreIrd, "ignore-ird",
+     "more inbound Read/Atomic requests than IRD are accepted",
+     "R5040-6.1-10 R5040-5.2.2-03"},
+    {Fault::kReadResponsesOutOfOrder, "read-responses-out-of-order",
+     "queued Read Responses are sent newest first",
+     "R5040-5.5-R20a R5040-5.2.2-07 R5040-5.2.1-08"},
+    {Fault::kWrongReadResponseTo, "wrong-read-response-to",
+     "every Read Response segment's Tagged Offset is 4 octets too high",
+     "R5040-4.4-03 R5041-5.2-09"},
+    {Fault::kSplitReadResponseOverMulpdu, "split-read-response-over-mulpdu",
+     "Read Responses are segmented 16 octets larger than MULPDU",
+     "R5041-5.2-01"},
+    {Fault::kWrongTerminateCode, "wrong-terminate-code",
+     "Terminates carry a registered code outside the violation's accept-set",
+     "R5040-4.8-03 R5041-7.2-01 R5040-7.1-02"},
+    {Fault::kTerminateWithoutTerminatedHeader, "terminate-without-terminated-header",
+     "Terminates never echo the DDP Segment Length, DDP header or RDMA header (M=D=R=0)",
+     "R5040-4.8-10 R5040-4.8-12 R5040-4.8-13 R5040-7.1-02c2 R5040-7.1-02c3"},
+    {Fault::kKeepPlacingAfterTerminate, "keep-placing-after-terminate",
+     "segments after a Terminate are still placed and delivered",
+     "R5041-7.1-03 R5040-5.4-01"},
+    {Fault::kAnswerAfterTerminate, "answer-after-terminate",
+     "requests after a Terminate are still processed and answered",
+     "R5040-5.4-10 R5041-7.1-03"},
+    {Fault::kExecuteMisalignedAtomic, "execute-misaligned-atomic",
+     "Atomic Requests to a non-64-bit-aligned address are executed",
+     "R7306-5.1.1-03 R7306-5.1.1-04 R7306-5.1.2-04 R7306-8.2-04"},
+    {Fault::kWriteMemoryOnFailedCmpSwap, "write-memory-on-failed-cmpswap",
+     "CmpSwap writes the swap value even when the compare fails",
+     "R7306-5.1.2-02"},
+    {Fault::kMisEchoRequestIdentifier, "mis-echo-request-identifier",
+     "Atomic Responses carry Request Identifier + 1",
+     "R7306-5.2.2-02 R7306-5.2.1-05"},
+    {Fault::kAtomicWriteWrongLengthAccepted, "atomic-write-wrong-length-accepted",
+     "Atomic Write Requests with Data Sink Length != 8 are executed",
+     "RCOMMIT-3.1.3.1-03 RCOMMIT-3.1.3-02"},
+    {Fault::kFlushIgnoreFlags, "flush-ignore-flags",
+     "Flush Disposition Flags are not checked",
+     "RCOMMIT-3.1.1-02 RCOMMIT-3.1.1.1-02"},
+};
+
+}  // namespace
+
+const std::vector<FaultInfo>& AllFaults() { return kFaults; }
+
+const FaultInfo& InfoFor(Fault fault) { return kFaults.at(static_cast<std::size_t>(fault)); }
+
+std::optional<Fault> FindFault(std::string_view name) {
+  for (const FaultInfo& f : kFaults) {
+    if (name == f.name) return f.fault;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> FaultSet::AddByNames(std::string_view names) {
+  while (!names.empty()) {
+    const std::size_t comma = names.find(',');
+    std::string_view one = names.substr(0, comma);
+    names = comma == std::string_view::npos ? std::string_view{} : names.substr(comma + 1);
+    if (one.empty()) continue;
+    std::optional<Fault> f = FindFault(one);
+    if (!f) return one;
+    Add(*f);
+  }
+  return std::nullopt;
+}
+
+}  // namespace rdmapct::model
