@@ -1,0 +1,94 @@
+#include "conformance/result.h"
+
+#include <array>
+
+namespace rdmapct::conformance {
+namespace {
+
+constexpr std::array<std::string_view, 5> kVerdictNames = {"pass", "warn", "fail", "skip", "error"};
+
+// Rank for Worse(): skip < pass < warn < fail < error.
+int Rank(Verdict v) {
+  switch (v) {
+    case Verdict::kSkip: return 0;
+    case Verdict::kPass: return 1;
+    case Verdict::kWarn: return 2;
+    case Verdict::kFail: return 3;
+    case Verdict::kError: return 4;
+  }
+  return 4;
+}
+
+}  // namespace
+
+std::string_view VerdictName(Verdict v) { return kVerdictNames.at(static_cast<std::size_t>(v)); }
+
+std::optional<Verdict> ParseVerdict(std::string_view name) {
+  for (std::size_t i = 0; i < kVerdictNames.size(); ++i) {
+    if (kVerdictNames[i] == name) return static_cast<Verdict>(i);
+  }
+  return std::nullopt;
+}
+
+Verdict VerdictForMiss(proto::Level level) {
+  switch (level) {
+    case proto::SHOULD:
+    case proto::SHOULD_NOT: return Verdict::kWarn;
+    case proto::MAY: return Verdict::kPass;
+    default: return Verdict::kFail;
+  }
+}
+
+Verdict Worse(Verdict a, Verdict b) { return Rank(a) >= Rank(b) ? a : b; }
+
+std::string_view LevelText(proto::Level level) {
+  switch (level) {
+    case proto::MUST: return "MUST";
+    case proto::MUST_NOT: return "MUST NOT";
+    case proto::SHOULD: return "SHOULD";
+    case proto::SHOULD_NOT: return "SHOULD NOT";
+    case proto::MAY: return "MAY";
+    default: return "";
+  }
+}
+
+std::string_view DirectionName(Direction d) {
+  return d == Direction::kToTarget ? "suite->target" : "target->suite";
+}
+
+std::string_view FrameKindName(FrameKind k) {
+  switch (k) {
+    case FrameKind::kMpaRequest: return "MPA Request";
+    case FrameKind::kMpaReply: return "MPA Reply";
+    case FrameKind::kFpdu: return "FPDU";
+    case FrameKind::kRaw: return "raw";
+    case FrameKind::kFin: return "FIN";
+    case FrameKind::kRst: return "RST";
+  }
+  return "?";
+}
+
+void Counts::Add(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: ++pass; break;
+    case Verdict::kWarn: ++warn; break;
+    case Verdict::kFail: ++fail; break;
+    case Verdict::kSkip: ++skip; break;
+    case Verdict::kError: ++error; break;
+  }
+}
+
+Counts CountVerdicts(const std::vector<CaseResult>& cases) {
+  Counts c;
+  for (const CaseResult& r : cases) c.Add(r.verdict);
+  return c;
+}
+
+int ExitStatus(const RunResult& run) {
+  const Counts c = CountVerdicts(run.cases);
+  if (c.fail > 0) return kExitFail;
+  if (run.aborted || c.error > 0) return kExitError;
+  return kExitPass;
+}
+
+}  // namespace rdmapct::conformance
