@@ -1,0 +1,299 @@
+#include "conformance/case_loader.h"
+
+#include <fnmatch.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace rdmapct::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = google::protobuf;
+using proto::Case;
+
+class CollectErrors : public pb::io::ErrorCollector {
+ public:
+  CollectErrors(std::vector<std::string>& out, std::string file) : out_(out), file_(std::move(file)) {}
+  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
+    out_.push_back(file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) +
+                   ": " + message);
+  }
+
+ private:
+  std::vector<std::string>& out_;
+  std::string file_;
+};
+
+// Calls `visit` for every set field of `m` and of its sub-messages, depth
+// first, in field order.
+using Visitor = std::function<void(const pb::Message&, const pb::FieldDescriptor*, int index)>;
+void Walk(const pb::Message& m, const Visitor& visit) {
+  const pb::Reflection* refl = m.GetReflection();
+  std::vector<const pb::FieldDescriptor*> fields;
+  refl->ListFields(m, &fields);
+  for (const pb::FieldDescriptor* f : fields) {
+    const int n = f->is_repeated() ? refl->FieldSize(m, f) : 1;
+    for (int i = 0; i < n; ++i) {
+      visit(m, f, f->is_repeated() ? i : -1);
+      if (f->cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+      Walk(f->is_repeated() ? refl->GetRepeatedMessage(m, f, i) : refl->GetMessage(m, f), visit);
+    }
+  }
+}
+
+std::string StringField(const pb::Message& m, const pb::FieldDescriptor* f, int index) {
+  const pb::Reflection* refl = m.GetReflection();
+  return index < 0 ? refl->GetString(m, f) : refl->GetRepeatedString(m, f, index);
+}
+
+int EnumField(const pb::Message& m, const pb::FieldDescriptor* f, int index) {
+  const pb::Reflection* refl = m.GetReflection();
+  return index < 0 ? refl->GetEnumValue(m, f) : refl->GetRepeatedEnumValue(m, f, index);
+}
+
+bool IsSlug(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+// Accept-sets name at most one preferred member, and exactly one when they
+// have several (so reports can say what the RFC's natural choice is).
+template <class Repeated>
+std::string CheckPreferred(const Repeated& set, const char* what) {
+  int preferred = 0;
+  for (const auto& e : set) preferred += e.preferred() ? 1 : 0;
+  if (preferred > 1 || (set.size() > 1 && preferred != 1)) {
+    return std::string(what) + " accept-set needs exactly one preferred member";
+  }
+  return {};
+}
+
+// Checks of one expectation that need more than the field walk.
+void CheckExpect(const proto::Expect& e, const Case& c, std::vector<std::string>& bad) {
+  if (e.has_terminate()) {
+    const proto::TerminateMatcher& t = e.terminate();
+    if (t.accept().empty()) bad.push_back("terminate expectation with an empty accept-set");
+    if (std::string m = CheckPreferred(t.accept(), "Terminate"); !m.empty()) bad.push_back(m);
+    if (std::string m = CheckPreferred(t.ddp_segment_length(), "DDP Segment Length"); !m.empty()) {
+      bad.push_back(m);
+    }
+  }
+  if (e.has_event() && e.event().has_solicited() && !c.needs().solicited_known()) {
+    bad.push_back("event expectation checks SE without needs.solicited_known");
+  }
+  if (e.has_read_responses()) {
+    const proto::ReadResponses& r = e.read_responses();
+    if (r.first_request() == 0 || r.last_request() < r.first_request()) {
+      bad.push_back("read_responses needs 1 <= first_request <= last_request");
+    }
+  }
+  if (e.has_memory() && e.memory().length() == 0) bad.push_back("memory expectation of length 0");
+  if (e.has_any_of()) {
+    if (e.any_of().alternative().empty()) bad.push_back("any_of without alternatives");
+    for (const proto::Expect& alt : e.any_of().alternative()) CheckExpect(alt, c, bad);
+  }
+}
+
+// Everything wrong with the steps of one case.
+void CheckSteps(const Case& c, std::vector<std::string>& bad) {
+  std::set<int> needed;
+  for (const proto::RegionNeed& n : c.needs().region()) needed.insert(n.role());
+  std::set<std::string> labels;
+  for (const proto::Step& step : c.step()) {
+    if (step.has_send() && !step.send().label().empty() &&
+        !labels.insert(step.send().label()).second) {
+      bad.push_back("send label '" + step.send().label() + "' defined twice");
+    }
+    if (step.has_target()) bad.push_back("target actions are not defined in convention 1.0");
+    if (step.action_case() == proto::Step::ACTION_NOT_SET) bad.push_back("a step without an action");
+    if (step.has_expect()) CheckExpect(step.expect(), c, bad);
+    Walk(step, [&](const pb::Message& m, const pb::FieldDescriptor* f, int i) {
+      if (f->enum_type() == proto::Region_descriptor() && !needed.count(EnumField(m, f, i))) {
+        bad.push_back("uses region " + proto::Region_Name(EnumField(m, f, i)) + " not listed in needs");
+      }
+      if (f->name() == "data_of" || f->name() == "offending") {
+        const std::string label = StringField(m, f, i);
+        if (!label.empty() && !labels.count(label)) {
+          bad.push_back(f->name() + " names '" + label + "', not an earlier send label");
+        }
+      }
+    });
+  }
+}
+
+// Everything wrong with one case (empty when nothing is).
+std::vector<std::string> CheckCase(const LoadedCase& lc, const Catalog& catalog) {
+  const Case& c = lc.proto;
+  std::vector<std::string> bad;
+  const std::string prefix = lc.document + "/" + lc.section + "/";
+  if (c.id().rfind(prefix, 0) != 0 || !IsSlug(c.id().substr(prefix.size()))) {
+    bad.push_back("id must be " + prefix + "<slug> (lower case, digits, '-')");
+  }
+  if (c.title().empty()) bad.push_back("no title");
+  if (c.level() == proto::LEVEL_UNSPECIFIED) bad.push_back("no level");
+  if (c.requirement().empty()) bad.push_back("cites no requirement");
+  if (c.step().empty()) bad.push_back("has no steps");
+  CheckSteps(c, bad);
+  // Requirement ids anywhere: the case's own and narrower per-expectation ones.
+  Walk(c, [&](const pb::Message& m, const pb::FieldDescriptor* f, int i) {
+    if (f->name() != "requirement" || f->type() != pb::FieldDescriptor::TYPE_STRING) return;
+    const std::string id = StringField(m, f, i);
+    if (!catalog.Contains(id)) bad.push_back("requirement " + id + " is not in the catalog");
+  });
+  return bad;
+}
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::string LoadedCase::where() const {
+  return line > 0 ? file + ":" + std::to_string(line) : file;
+}
+
+bool LoadedCase::AppliesTo(wire::Profile profile) const {
+  if (proto.profile().empty()) return true;
+  const proto::Profile p = ToProtoProfile(profile);
+  return std::any_of(proto.profile().begin(), proto.profile().end(),
+                     [&](int q) { return q == p; });
+}
+
+proto::Profile ToProtoProfile(wire::Profile p) {
+  switch (p) {
+    case wire::Profile::kRfc5040: return proto::RFC5040;
+    case wire::Profile::kRfc7306: return proto::RFC7306;
+    case wire::Profile::kCommit: return proto::COMMIT;
+  }
+  return proto::PROFILE_UNSPECIFIED;
+}
+
+fs::path DefaultCasesDir() { return RepositoryDir() / "conformance" / "cases"; }
+
+CaseLoad ParseCaseFile(std::string_view text, const std::string& label, const std::string& document,
+                       const std::string& section) {
+  CaseLoad out;
+  proto::CaseFile file;
+  pb::TextFormat::Parser parser;
+  CollectErrors errors(out.errors, label);
+  parser.RecordErrorsTo(&errors);
+  pb::TextFormat::ParseInfoTree locations;
+  parser.WriteLocationsTo(&locations);
+  if (!parser.ParseFromString(std::string(text), &file)) {
+    if (out.errors.empty()) out.errors.push_back(label + ": does not parse");
+    return out;
+  }
+  if (file.case_().empty()) out.errors.push_back(label + ": no cases");
+  const pb::FieldDescriptor* case_field = proto::CaseFile::descriptor()->FindFieldByName("case");
+  for (int i = 0; i < file.case__size(); ++i) {
+    LoadedCase lc;
+    lc.proto = std::move(*file.mutable_case_(i));
+    lc.file = label;
+    lc.line = locations.GetLocation(case_field, i).line + 1;
+    lc.document = document;
+    lc.section = section;
+    out.cases.push_back(std::move(lc));
+  }
+  return out;
+}
+
+CaseLoad LoadCaseFiles(const fs::path& dir) {
+  CaseLoad out;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    out.errors.push_back(dir.string() + ": not a directory of case files");
+    return out;
+  }
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".textproto") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) out.errors.push_back(dir.string() + ": no *.textproto case files");
+  for (const fs::path& p : files) {
+    const fs::path rel = p.lexically_relative(dir);
+    if (std::distance(rel.begin(), rel.end()) != 2) {
+      out.errors.push_back(rel.string() + ": case files live at <cases>/<doc>/<section>_<slug>.textproto");
+      continue;
+    }
+    const std::string stem = p.stem().string();
+    CaseLoad one = ParseCaseFile(ReadAll(p), rel.string(), rel.begin()->string(),
+                                 stem.substr(0, stem.find('_')));
+    for (LoadedCase& c : one.cases) out.cases.push_back(std::move(c));
+    for (std::string& e : one.errors) out.errors.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::string> ValidateCases(const std::vector<LoadedCase>& cases, const Catalog& catalog) {
+  std::vector<std::string> bad;
+  std::map<std::string, std::string> seen;  // id -> where it was defined first
+  for (const LoadedCase& c : cases) {
+    const std::string where = c.where() + ": case " + c.id() + ": ";
+    auto [it, inserted] = seen.emplace(c.id(), c.file);
+    if (!inserted) bad.push_back(where + "duplicate case id " + c.id() + " (first in " + it->second + ")");
+    for (const std::string& e : CheckCase(c, catalog)) bad.push_back(where + e);
+  }
+  return bad;
+}
+
+CaseLoad LoadCases(const fs::path& dir) {
+  CaseLoad out = LoadCaseFiles(dir);
+  const CatalogLoad catalog = Catalog::LoadDefault();
+  if (!catalog.ok()) {
+    out.errors.push_back(catalog.error.Describe());
+    return out;
+  }
+  for (std::string& e : ValidateCases(out.cases, *catalog.catalog)) out.errors.push_back(std::move(e));
+  return out;
+}
+
+std::string IdComponent(std::string_view id, int index) {
+  for (int i = 0; i < index; ++i) {
+    const std::size_t slash = id.find('/');
+    if (slash == std::string_view::npos) return {};
+    id.remove_prefix(slash + 1);
+  }
+  return std::string(id.substr(0, id.find('/')));
+}
+
+bool MatchesFilter(const LoadedCase& c, const CaseFilter& f) {
+  auto any = [](const auto& list, auto pred) {
+    return list.empty() || std::any_of(list.begin(), list.end(), pred);
+  };
+  const std::string section = IdComponent(c.id(), 1);
+  return any(f.ids, [&](const std::string& g) {
+           return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0;
+         }) &&
+         any(f.sections, [&](const std::string& s) {
+           return section == s || section.rfind(s + ".", 0) == 0;
+         }) &&
+         any(f.documents, [&](const std::string& d) { return IdComponent(c.id(), 0) == d; }) &&
+         any(f.levels, [&](proto::Level l) { return c.proto.level() == l; }) &&
+         any(f.tags, [&](const std::string& t) {
+           return std::find(c.proto.tag().begin(), c.proto.tag().end(), t) != c.proto.tag().end();
+         }) &&
+         (!f.profile || c.AppliesTo(*f.profile));
+}
+
+std::vector<const LoadedCase*> SelectCases(const std::vector<LoadedCase>& cases, const CaseFilter& filter) {
+  std::vector<const LoadedCase*> out;
+  for (const LoadedCase& c : cases) {
+    if (MatchesFilter(c, filter)) out.push_back(&c);
+  }
+  return out;
+}
+
+}  // namespace rdmapct::conformance
