@@ -1,0 +1,177 @@
+#include "reference/wire/hex.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace rdmapct::wire {
+namespace {
+
+int DigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+// Digits of text[begin, end) appended to `out`; the last digit's offset and
+// the count let the caller report an odd count where it happens.
+struct Scan {
+  std::size_t digits = 0;
+  std::size_t last_digit_offset = 0;
+};
+
+bool ScanRange(std::string_view text, std::size_t begin, std::size_t end, Bytes& out, Scan& scan,
+               DecodeError& err) {
+  bool token_start = true;
+  int high = -1;   // pending high nibble
+  for (std::size_t i = begin; i < end; ++i) {
+    const char c = text[i];
+    if (c == '#') {
+      while (i < end && text[i] != '\n') ++i;
+      token_start = true;
+      continue;
+    }
+    if (IsSpace(c)) {
+      token_start = true;
+      continue;
+    }
+    // An optional 0x prefix only at the start of a token, so that "00 0x" is
+    // an error rather than a silently dropped octet.
+    if (token_start && c == '0' && i + 1 < end && (text[i + 1] == 'x' || text[i + 1] == 'X')) {
+      ++i;
+      token_start = false;
+      continue;
+    }
+    token_start = false;
+    const int v = DigitValue(c);
+    if (v < 0) {
+      err = DecodeError{DecodeErrorKind::kInvalidValue, kFieldHexDigit, i, static_cast<uint8_t>(c)};
+      return false;
+    }
+    ++scan.digits;
+    scan.last_digit_offset = i;
+    if (high < 0) {
+      high = v;
+    } else {
+      out.push_back(static_cast<uint8_t>(high << 4 | v));
+      high = -1;
+    }
+  }
+  if (high >= 0) {
+    err = DecodeError{DecodeErrorKind::kLengthMismatch, kFieldHexDigitCount, scan.last_digit_offset,
+                      scan.digits};
+    return false;
+  }
+  return true;
+}
+
+std::string Printable(uint64_t code) {
+  char buf[16];
+  if (code >= 0x20 && code < 0x7F && code != '\'') {
+    std::snprintf(buf, sizeof buf, "'%c'", static_cast<char>(code));
+  } else {
+    std::snprintf(buf, sizeof buf, "'\\x%02llx'", static_cast<unsigned long long>(code & 0xFF));
+  }
+  return buf;
+}
+
+}  // namespace
+
+Result<Bytes> ParseHex(std::string_view text) {
+  Bytes out;
+  out.reserve(text.size() / 2);
+  Scan scan;
+  DecodeError err{};
+  if (!ScanRange(text, 0, text.size(), out, scan, err)) return err;
+  return out;
+}
+
+Result<std::vector<HexLine>> ParseHexLines(std::string_view text) {
+  std::vector<HexLine> lines;
+  std::size_t begin = 0;
+  for (std::size_t number = 1; begin < text.size(); ++number) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string_view::npos) end = text.size();
+    HexLine line{number, begin, {}};
+    Scan scan;
+    DecodeError err{};
+    if (!ScanRange(text, begin, end, line.octets, scan, err)) return err;
+    if (scan.digits > 0) lines.push_back(std::move(line));
+    begin = end + 1;
+  }
+  return lines;
+}
+
+std::string DescribeHexError(const DecodeError& e, std::string_view text) {
+  std::string s;
+  if (std::strcmp(e.field, kFieldHexDigit) == 0) {
+    s = "invalid hex digit " + Printable(e.value) + " at offset " + std::to_string(e.offset);
+  } else if (std::strcmp(e.field, kFieldHexDigitCount) == 0) {
+    s = "odd number of hex digits (" + std::to_string(e.value) + "), the last one at offset " +
+        std::to_string(e.offset);
+  } else {
+    return e.Describe();
+  }
+  if (!text.empty() && e.offset < text.size()) {
+    std::size_t line = 1, line_start = 0;
+    for (std::size_t i = 0; i < e.offset; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    s += " (line " + std::to_string(line) + ", column " + std::to_string(e.offset - line_start + 1) + ")";
+  }
+  return s;
+}
+
+bool LooksLikeText(ByteSpan data) {
+  for (uint8_t b : data) {
+    if ((b < 0x20 || b > 0x7E) && b != '\t' && b != '\r' && b != '\n') return false;
+  }
+  return true;
+}
+
+std::string HexOctets(ByteSpan data) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(data.size() * 3);
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (i != 0) s.push_back(' ');
+    s.push_back(kDigits[data[i] >> 4]);
+    s.push_back(kDigits[data[i] & 0xF]);
+  }
+  return s;
+}
+
+std::vector<std::string> HexDumpLines(ByteSpan data, std::size_t first_index) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < data.size(); at += 16) {
+    const ByteSpan row = data.subspan(at, std::min<std::size_t>(16, data.size() - at));
+    char head[24];
+    std::snprintf(head, sizeof head, "%04zx  ", first_index + at);
+    std::string line = head;
+    std::string hex = HexOctets(row.first(std::min<std::size_t>(8, row.size())));
+    if (row.size() > 8) hex += "  " + HexOctets(row.subspan(8));
+    hex.resize(16 * 3 + 1, ' ');   // keeps the ASCII column aligned on a short last row
+    line += hex + " ";
+    for (uint8_t b : row) line.push_back(b >= 0x20 && b < 0x7F ? static_cast<char>(b) : '.');
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::string FormatHexLines(ByteSpan data, std::size_t per_line) {
+  std::string s;
+  if (per_line == 0) per_line = 16;
+  for (std::size_t at = 0; at < data.size(); at += per_line) {
+    s += HexOctets(data.subspan(at, std::min(per_line, data.size() - at)));
+    s.push_back('\n');
+  }
+  return s;
+}
+
+}  // namespace rdmapct::wire

@@ -1,0 +1,22 @@
+# Regenerates the example streams into OUT and compares them byte for byte
+# with the committed ones in REF (same file set, same contents).
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${GEN} ${OUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "gen_streams failed (${rc})")
+endif()
+file(GLOB generated RELATIVE ${OUT} ${OUT}/*.hex)
+file(GLOB committed RELATIVE ${REF} ${REF}/*.hex)
+list(SORT generated)
+list(SORT committed)
+if(NOT generated STREQUAL committed)
+  message(FATAL_ERROR "example stream set differs:\n generated: ${generated}\n committed: ${committed}\n"
+                      "run: gen_streams ${REF}")
+endif()
+foreach(name IN LISTS generated)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/${name} ${REF}/${name} RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(FATAL_ERROR "${name} drifted from the encoders; regenerate with: gen_streams ${REF}")
+  endif()
+endforeach()
+message(STATUS "${generated}: up to date")
