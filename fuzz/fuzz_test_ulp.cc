@@ -1,0 +1,129 @@
+// Test-ULP convention decoders (docs/target-convention.md; test_ulp.h):
+// the Advertisement a target puts in its MPA Reply Private Data and the
+// Event Records it sends. Both come from the target under test, i.e. they
+// are untrusted octets.
+//
+// Every decoder runs on the whole input (the magics keep them apart), and,
+// when the input is an MPA Reply, on its Private Data as the suite does.
+// Oracles:
+//  - a version 1.0 advertisement / record re-encodes to exactly the input;
+//  - a newer-minor one (which may carry octets the 1.0 encoder does not
+//    write) re-encodes to something that decodes to the same value;
+//  - DecodeAdvertisementFromPrivateData without the RFC 6581 word is
+//    DecodeAdvertisement; with it, errors are reported against the
+//    Private Data (offset >= 4);
+//  - region selection and the full-suite check never return a region that
+//    is not in the advertisement or too short;
+//  - errors lie inside the input.
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz/support.h"
+#include "reference/wire/mpa.h"
+#include "reference/wire/test_ulp.h"
+
+namespace {
+
+using namespace rdmapct::wire;
+using rdmapct::fuzz::SameBytes;
+using rdmapct::fuzz::SameError;
+
+void CheckErrorInside(const DecodeError& e, std::size_t base, std::size_t size) {
+  FUZZ_CHECK(e.field != nullptr);
+  FUZZ_CHECK(e.offset >= base && e.offset <= base + size);
+}
+
+bool IsIn(const Advertisement& adv, const AdvertisedRegion* r) {
+  if (r == nullptr) return true;
+  return r >= adv.regions.data() && r < adv.regions.data() + adv.regions.size();
+}
+
+void CheckUses(const Advertisement& adv, uint32_t min_length) {
+  for (std::size_t i = 0; i < kRegionRoleCount; ++i) {
+    const auto role = static_cast<RegionRole>(i);
+    const AdvertisedRegion* r = SelectRegion(adv, role, min_length);
+    FUZZ_CHECK(IsIn(adv, r));
+    if (r != nullptr) FUZZ_CHECK(r->length >= min_length);
+    FUZZ_CHECK(ParseRegionRole(RegionRoleName(role)) == role);
+  }
+  if (!adv.regions.empty()) {
+    const AdvertisedRegion& r0 = adv.regions.front();
+    FUZZ_CHECK(IsIn(adv, FindReadableView(adv, r0.memory_object, r0.object_offset, min_length)));
+    const Bytes pattern = RegionPattern(r0, r0.base_tagged_offset, 16);
+    FUZZ_CHECK(pattern.size() == 16 && pattern[0] == PatternByte(r0.memory_object, r0.object_offset));
+  }
+  (void)MissingForFullSuite(adv, true, true);
+}
+
+void CheckAdvertisement(ByteSpan in) {
+  auto r = DecodeAdvertisement(in);
+  auto plain = DecodeAdvertisementFromPrivateData(in, false);
+  FUZZ_CHECK(r.ok() == plain.ok());
+  if (!r.ok()) {
+    CheckErrorInside(r.error(), 0, in.size());
+    FUZZ_CHECK(SameError(r.error(), plain.error()));
+  } else {
+    const Advertisement& adv = *r;
+    FUZZ_CHECK(*plain == adv);
+    FUZZ_CHECK(HasAdvertisementMagic(in));
+    FUZZ_CHECK(adv.major_version == kTestUlpMajorVersion);
+    FUZZ_CHECK(in.size() <= kAdvertisementMaxLength);
+    FUZZ_CHECK(!(adv.flags & kFlagPreviousOutcome));   // carried by `previous`
+    static Bytes enc;
+    enc.clear();
+    const Status st = EncodeAdvertisement(adv, enc);
+    if (adv.minor_version == kTestUlpMinorVersion) {
+      FUZZ_CHECK(st.ok() && SameBytes(enc, in));
+    }
+    if (st.ok()) {
+      auto again = DecodeAdvertisement(enc);
+      FUZZ_CHECK(again.ok() && *again == adv);
+    }
+    CheckUses(adv, 0);
+    CheckUses(adv, 64);
+  }
+  auto with_word = DecodeAdvertisementFromPrivateData(in, true);
+  if (!with_word.ok()) {
+    CheckErrorInside(with_word.error(), 0, in.size());
+    if (in.size() >= kRfc6581WordLength) FUZZ_CHECK(with_word.error().offset >= kRfc6581WordLength);
+  }
+}
+
+void CheckEventRecord(ByteSpan in) {
+  auto r = DecodeEventRecord(in);
+  if (!r.ok()) {
+    CheckErrorInside(r.error(), 0, in.size());
+    auto shifted = DecodeEventRecord(in, 9);
+    FUZZ_CHECK(!shifted.ok() && SameError(shifted.error(), r.error().At(9)));
+    return;
+  }
+  const EventRecord& ev = *r;
+  FUZZ_CHECK(HasEventRecordMagic(in));
+  FUZZ_CHECK(ev.major_version == kTestUlpMajorVersion);
+  FUZZ_CHECK(ev.prefix.size() <= in.size() - kEventRecordHeaderLength);
+  static Bytes enc;
+  enc.clear();
+  EncodeEventRecord(ev, enc);
+  if (ev.minor_version == kTestUlpMinorVersion) {
+    FUZZ_CHECK(SameBytes(enc, in));
+    FUZZ_CHECK(ev.prefix.size() <= kEventPrefixMax && ev.prefix.size() == std::min<std::size_t>(ev.length, kEventPrefixMax));
+  }
+  auto again = DecodeEventRecord(enc);
+  FUZZ_CHECK(again.ok() && *again == ev);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const ByteSpan in(data, size);
+  CheckAdvertisement(in);
+  CheckEventRecord(in);
+  // As the suite reads a target's Reply: the frame, then its Private Data.
+  auto frame = DecodeMpaStartupFrame(in, {.expect = MpaFrameKind::kReply});
+  if (frame.ok()) {
+    auto adv = DecodeAdvertisementFromPrivateData(frame->private_data, false);
+    if (!adv.ok()) CheckErrorInside(adv.error(), 0, frame->private_data.size());
+    if (adv.ok()) CheckUses(*adv, 0);
+  }
+  return 0;
+}
