@@ -1,0 +1,569 @@
+// Generates the seed corpora of the fuzz/fuzz_<name>.cc harnesses into
+// <out>/fuzz_<name>/ from the wire codecs, deterministically (no clock, no
+// std:: distributions, a fixed xorshift for filler octets), so that the
+// committed corpus/ can be checked for drift:
+//
+//   gen_corpus <out_dir>                      write the seeds
+//   gen_corpus <out_dir> --expect <corpus>    write, then compare with <corpus>
+//
+// Every fuzz_<name>/ folder of <out_dir> is replaced as a whole; anything
+// else (corpus/regressions/) is left alone. Seeds are valid frames of every
+// kind plus a few deliberate malformations, named after what they hold.
+// Input layouts of the harnesses with configuration octets are documented
+// at the top of fuzz/fuzz_mpa_deframer.cc and fuzz/fuzz_ddp_reassembly.cc.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reference/wire/ddp_segmentation.h"
+#include "reference/wire/mpa.h"
+#include "reference/wire/mpa_fpdu.h"
+#include "reference/wire/mpa_markers.h"
+#include "reference/wire/rdmap.h"
+#include "reference/wire/terminate_codes.h"
+#include "reference/wire/test_ulp.h"
+
+namespace {
+
+using namespace rdmapct::wire;
+namespace fs = std::filesystem;
+
+// harness directory -> file name -> octets
+using Corpus = std::map<std::string, std::map<std::string, Bytes>>;
+
+void Add(Corpus& c, const std::string& dir, const std::string& name, Bytes bytes) {
+  if (!c[dir].emplace(name, std::move(bytes)).second) {
+    std::fprintf(stderr, "gen_corpus: duplicate seed %s/%s\n", dir.c_str(), name.c_str());
+    std::exit(2);
+  }
+}
+
+// Filler octets: the same on every platform.
+Bytes Filler(std::size_t n, uint32_t seed) {
+  Bytes out(n);
+  uint32_t s = seed * 2654435761u + 1;
+  for (uint8_t& b : out) {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    b = static_cast<uint8_t>(s);
+  }
+  return out;
+}
+
+std::string Slug(const char* name) {
+  std::string s;
+  for (const char* p = name; *p != '\0'; ++p) {
+    const char ch = *p;
+    if (ch >= 'A' && ch <= 'Z') s += static_cast<char>(ch - 'A' + 'a');
+    else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) s += ch;
+    else if (!s.empty() && s.back() != '_') s += '_';
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// RDMAP messages: one valid segment per opcode (shared by several corpora).
+
+struct Message {
+  std::string name;
+  Bytes octets;
+};
+
+const ReadRequestHeader kReadRequest{0x00001a01, 0x00007f3a12340000, 4096, 0x00002b02, 0x0000000000001000};
+
+TerminateHeader Terminate(TerminateCode code, bool with_ddp, bool tagged_echo, bool with_rdma,
+                          TerminateForm form) {
+  DdpSegmentHeader echo;
+  echo.tagged = tagged_echo;
+  echo.rsvd_ulp0 = tagged_echo ? RdmapControlByte(Opcode::kRdmaWrite) : RdmapControlByte(Opcode::kRdmaReadRequest);
+  if (tagged_echo) {
+    echo.stag = 0x00001a01;
+    echo.tagged_offset = 0x00007f3a12340100;
+  } else {
+    echo.queue_number = 1;
+    echo.msn = 5;
+  }
+  return MakeTerminateHeader(code, with_ddp ? &echo : nullptr, with_ddp ? 46 : 0,
+                             with_rdma ? &kReadRequest : nullptr, form);
+}
+
+std::vector<Message> EveryOpcode() {
+  const Bytes payload = Filler(32, 1);
+  const Bytes hash = Filler(32, 2);
+  std::vector<Message> out;
+  auto add = [&](Opcode op, const RdmapSegment& seg) {
+    out.push_back({Slug(OpcodeName(op)), EncodeSegment(seg)});
+  };
+  add(Opcode::kRdmaWrite, MakeRdmaWrite(0x00001a01, 0x00007f3a12340000, payload));
+  add(Opcode::kRdmaReadRequest, MakeReadRequest(1, kReadRequest));
+  add(Opcode::kRdmaReadResponse, MakeReadResponse(0x00002b02, 0x1000, payload));
+  add(Opcode::kSend, MakeSend(Opcode::kSend, 1, payload));
+  add(Opcode::kSendWithInvalidate, MakeSend(Opcode::kSendWithInvalidate, 2, payload, 0x00002e05));
+  add(Opcode::kSendWithSe, MakeSend(Opcode::kSendWithSe, 3, payload));
+  add(Opcode::kSendWithSeAndInvalidate, MakeSend(Opcode::kSendWithSeAndInvalidate, 4, payload, 0x00002e05));
+  add(Opcode::kTerminate,
+      MakeTerminate(1, Terminate(term::kRdmapInvalidStag, true, false, true, TerminateForm::kBitDriven)));
+  add(Opcode::kImmediateData, MakeImmediateData(5, 0x0123456789abcdefull));
+  add(Opcode::kImmediateDataWithSe, MakeImmediateData(6, 0xfedcba9876543210ull, true));
+  AtomicRequestHeader cmp_swap;
+  cmp_swap.atomic_opcode = static_cast<uint8_t>(AtomicOpcode::kCmpSwap);
+  cmp_swap.request_identifier = 9;
+  cmp_swap.remote_stag = 0x00001d04;
+  cmp_swap.remote_tagged_offset = 0x00007f3a12344000;
+  cmp_swap.add_or_swap_data = 42;
+  cmp_swap.compare_data = 41;
+  add(Opcode::kAtomicRequest, MakeAtomicRequest(2, cmp_swap));
+  add(Opcode::kAtomicResponse, MakeAtomicResponse(1, {9, 41}));
+  add(Opcode::kFlushRequest, MakeFlushRequest(3, {0x00001a01, 4096, 0x00007f3a12340000, kFlushToPersistence}));
+  add(Opcode::kFlushResponse, MakeFlushResponse(2));
+  add(Opcode::kVerifyRequest, MakeVerifyRequest(4, {0x00001a01, 4096, 0x00007f3a12340000, hash}));
+  add(Opcode::kVerifyResponse, MakeVerifyResponse(3, hash));
+  add(Opcode::kAtomicWriteRequest, MakeAtomicWriteRequest(5, {0x00001d04, 8, 0x00007f3a12344000, 0x1122334455667788}));
+  add(Opcode::kAtomicWriteResponse, MakeAtomicWriteResponse(4));
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_ddp_segment
+
+void DdpSegmentSeeds(Corpus& c) {
+  const std::string dir = "fuzz_ddp_segment";
+  for (const Message& m : EveryOpcode()) Add(c, dir, m.name, m.octets);
+
+  // Multi-segment messages: an untagged Send and a tagged Write split by
+  // SegmentDdpMessage (MO / TO advance, L only on the last segment).
+  const Bytes body = Filler(300, 3);
+  DdpSegmentHeader send = MakeSegment(Opcode::kSend).ddp;
+  auto untagged = SegmentDdpMessage(send, body, 128);
+  DdpSegmentHeader write = MakeRdmaWrite(0x00001a01, 0x00007f3a12340000, {}).ddp;
+  auto tagged = SegmentDdpMessage(write, body, 128);
+  const std::vector<Bytes> us = EncodeDdpSegments(*untagged);
+  const std::vector<Bytes> ts = EncodeDdpSegments(*tagged);
+  for (std::size_t i = 0; i < us.size(); ++i) Add(c, dir, "send_segment_" + std::to_string(i), us[i]);
+  for (std::size_t i = 0; i < ts.size(); ++i) Add(c, dir, "write_segment_" + std::to_string(i), ts[i]);
+  // A Read Request continued past MO 0 carries no RDMAP header.
+  RdmapSegment rr = MakeReadRequest(7, kReadRequest);
+  rr.ddp.message_offset = 28;
+  rr.header = {};
+  Add(c, dir, "read_request_mo_28", EncodeSegment(rr));
+
+  // Terminates in both forms inside a segment.
+  const TerminateForm forms[] = {TerminateForm::kBitDriven, TerminateForm::kFixed};
+  for (TerminateForm form : forms) {
+    const char* f = form == TerminateForm::kFixed ? "fixed" : "bit_driven";
+    Add(c, dir, std::string("terminate_") + f + "_tagged_echo",
+        EncodeSegment(MakeTerminate(2, Terminate(term::kDdpTaggedBaseOrBoundsViolation, true, true, false, form))));
+    Add(c, dir, std::string("terminate_") + f + "_no_echo",
+        EncodeSegment(MakeTerminate(3, Terminate(term::kMpaCrcError, false, false, false, form))));
+  }
+
+  // Deliberate malformations a receiver must survive.
+  RdmapSegment s = MakeSend(Opcode::kSend, 1, body);
+  s.ddp.rsvd = 0xF;
+  s.ddp.ddp_version = 0;
+  s.ddp.rsvd_ulp0 = 0x33;   // RV 0, Rsv 3
+  Add(c, dir, "send_reserved_bits_dv0_rv0", EncodeSegment(s));
+  RdmapSegment t = MakeReadRequest(1, kReadRequest);
+  t.ddp.tagged = true;      // Read Request with T = 1
+  t.header = {};
+  Add(c, dir, "read_request_tagged", EncodeSegment(t));
+  Bytes cut = EncodeSegment(MakeAtomicRequest(1, {}));
+  cut.resize(cut.size() - 9);
+  Add(c, dir, "atomic_request_truncated", cut);
+  Add(c, dir, "untagged_header_truncated", Bytes{0x41, 0x43, 0, 0, 0, 0, 0, 0});
+  Add(c, dir, "empty", {});
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_terminate_header: the header as it follows the DDP header.
+
+void TerminateSeeds(Corpus& c) {
+  const std::string dir = "fuzz_terminate_header";
+  struct Shape {
+    const char* name;
+    bool ddp, tagged, rdma;
+  };
+  const Shape shapes[] = {{"bare", false, false, false},      {"ddp_tagged", true, true, false},
+                          {"ddp_untagged", true, false, false}, {"rdma", false, false, true},
+                          {"ddp_tagged_rdma", true, true, true}, {"ddp_untagged_rdma", true, false, true}};
+  for (const Shape& s : shapes) {
+    for (TerminateForm form : {TerminateForm::kBitDriven, TerminateForm::kFixed}) {
+      Bytes b;
+      EncodeTerminateHeader(Terminate(term::kRdmapUnexpectedOpcode, s.ddp, s.tagged, s.rdma, form), b);
+      Add(c, dir, std::string(form == TerminateForm::kFixed ? "fixed_" : "bit_driven_") + s.name, b);
+    }
+  }
+  // M without D (the Segment Length alone), reserved bits, a fixed form with
+  // a tagged echo tail and trailing ULP octets, and every registered code.
+  TerminateHeader m_only = Terminate(term::kDdpUntaggedInvalidMsnRangeNotValid, false, false, false,
+                                     TerminateForm::kBitDriven);
+  m_only.m = m_only.has_segment_length = true;
+  m_only.ddp_segment_length = 1234;
+  m_only.reserved = 0x1ABC;
+  Bytes b;
+  EncodeTerminateHeader(m_only, b);
+  Add(c, dir, "bit_driven_m_only_reserved", b);
+  TerminateHeader tail = Terminate(term::kDdpTaggedToWrap, true, true, true, TerminateForm::kFixed);
+  tail.fixed_ddp_area_tail = 0xdeadbeef;
+  b.clear();
+  EncodeTerminateHeader(tail, b);
+  const Bytes trailing = Filler(20, 4);
+  b.insert(b.end(), trailing.begin(), trailing.end());
+  Add(c, dir, "fixed_tagged_tail_trailing", b);
+  for (const TerminateCodeEntry& e : TerminateCodeTable()) {
+    const TerminateCode code{e.layer, e.error_type, e.any_code ? uint8_t{0x5A} : e.error_code};
+    b.clear();
+    EncodeTerminateHeader(Terminate(code, e.layer != 0x2, false, e.layer == 0x0, TerminateForm::kBitDriven), b);
+    Add(c, dir, "code_" + Slug(e.description), b);
+  }
+  Add(c, dir, "truncated_control", Bytes{0x02, 0x06});
+  Add(c, dir, "truncated_rdma", Bytes{0x02, 0x06, 0x20, 0x00, 0x00, 0x00});
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_mpa_startup_frame
+
+MpaStartupFrame Frame(bool reply, uint8_t rev, bool enhanced, std::size_t pd_size) {
+  MpaStartupFrame f;
+  f.is_reply = reply;
+  f.revision = rev;
+  f.crc_required = true;
+  f.marker_required = reply;
+  f.enhanced = enhanced;
+  if (enhanced && rev >= 2) {
+    f.enhanced_data = EnhancedIrdOrd{true, true, 16, false, true, 16};
+    pd_size -= std::min<std::size_t>(pd_size, kMpaEnhancedDataSize);
+  }
+  f.private_data = Filler(pd_size, static_cast<uint32_t>(pd_size + rev));
+  return f;
+}
+
+void StartupFrameSeeds(Corpus& c) {
+  const std::string dir = "fuzz_mpa_startup_frame";
+  for (bool reply : {false, true}) {
+    const std::string kind = reply ? "reply" : "request";
+    for (std::size_t pd : {0, 1, 256, 512}) {
+      Add(c, dir, kind + "_rev1_pd" + std::to_string(pd), EncodeMpaStartupFrame(Frame(reply, 1, false, pd)));
+      if (pd >= kMpaEnhancedDataSize) {
+        Add(c, dir, kind + "_rev2_enhanced_pd" + std::to_string(pd),
+            EncodeMpaStartupFrame(Frame(reply, 2, true, pd)));
+      }
+    }
+    Add(c, dir, kind + "_rev2_plain", EncodeMpaStartupFrame(Frame(reply, 2, false, 8)));
+    Add(c, dir, kind + "_rev1_s_set", EncodeMpaStartupFrame(Frame(reply, 1, true, 8)));
+  }
+  MpaStartupFrame odd = Frame(true, 2, true, 4);
+  odd.reject = true;
+  odd.res = 0xF;
+  odd.enhanced_data = EnhancedIrdOrd{false, false, kIrdOrdNotNegotiated, false, false, kIrdOrdNotNegotiated};
+  Add(c, dir, "reply_rejected_res_3fff", EncodeMpaStartupFrame(odd));
+  MpaStartupFrame too_long = Frame(false, 1, false, 513);
+  Add(c, dir, "request_pd513", EncodeMpaStartupFrame(too_long));
+  MpaStartupFrame short_enhanced = Frame(false, 2, false, 2);
+  short_enhanced.enhanced = true;
+  Add(c, dir, "request_rev2_s_pd2", EncodeMpaStartupFrame(short_enhanced));
+  MpaStartupFrame lying = Frame(false, 1, false, 16);
+  lying.pd_length_override = 40;
+  Add(c, dir, "request_pd_length_too_big", EncodeMpaStartupFrame(lying));
+  Bytes bad_key = EncodeMpaStartupFrame(Frame(false, 1, false, 0));
+  bad_key[9] = 'x';
+  Add(c, dir, "bad_key", bad_key);
+  Bytes followed = EncodeMpaStartupFrame(Frame(true, 1, false, 1));
+  AppendFpdu(followed, Filler(20, 5));
+  Add(c, dir, "reply_followed_by_fpdu", followed);
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_test_ulp
+
+Advertisement ExampleAdvertisement(std::size_t regions, bool previous) {
+  Advertisement adv;
+  adv.flags = kFlagLittleEndianAtomics | kFlagRfc7306 | kFlagCommit;
+  adv.ird = 8;
+  adv.ord = 8;
+  adv.receive_buffer_count = 8;
+  adv.receive_buffer_size = 4096;
+  adv.connection_serial = 2;
+  const uint8_t access[] = {0x03, 0x01, 0x02, 0x07, 0x03, 0x01, 0x03, 0x03, 0x19};
+  const uint8_t attrs[] = {0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x02, 0x04, 0x00};
+  for (std::size_t i = 0; i < regions; ++i) {
+    adv.regions.push_back(AdvertisedRegion{static_cast<uint32_t>(0x1a01 + 0x101 * i),
+                                           0x00007f3a12340000ull + 0x2000 * i, 0x1000, access[i], attrs[i],
+                                           static_cast<uint16_t>(1 + i % 2), static_cast<uint32_t>(0x1000 * i)});
+  }
+  if (previous) {
+    adv.previous = PreviousOutcome{1, ConnectionOutcome::kTerminateReceived, kOutcomeCodeKnown, 0x0, 0x2, 0x06, 2, 0};
+  }
+  return adv;
+}
+
+void TestUlpSeeds(Corpus& c) {
+  const std::string dir = "fuzz_test_ulp";
+  auto adv_bytes = [](const Advertisement& adv) {
+    Bytes b;
+    (void)EncodeAdvertisement(adv, b);
+    return b;
+  };
+  Add(c, dir, "advertisement_no_regions", adv_bytes(ExampleAdvertisement(0, false)));
+  Add(c, dir, "advertisement_9_regions", adv_bytes(ExampleAdvertisement(9, false)));
+  Add(c, dir, "advertisement_8_regions_outcome", adv_bytes(ExampleAdvertisement(8, true)));
+  Advertisement newer = ExampleAdvertisement(2, false);
+  newer.minor_version = 1;
+  newer.region_entry_length = 32;
+  Bytes nb = adv_bytes(newer);
+  nb.push_back(0xAA);   // a newer minor may append octets
+  Add(c, dir, "advertisement_minor1_long_entries", nb);
+
+  // The same advertisement as a target's MPA Reply Private Data.
+  MpaStartupFrame reply = Frame(true, 2, true, 4);
+  reply.private_data = adv_bytes(ExampleAdvertisement(3, true));
+  Add(c, dir, "mpa_reply_with_advertisement", EncodeMpaStartupFrame(reply));
+
+  const Bytes payload = Filler(100, 6);
+  auto ev_bytes = [](const EventRecord& ev) {
+    Bytes b;
+    EncodeEventRecord(ev, b);
+    return b;
+  };
+  Add(c, dir, "event_send_empty", ev_bytes(MakeSendEvent(1, {}, std::nullopt, std::nullopt)));
+  Add(c, dir, "event_send_10", ev_bytes(MakeSendEvent(2, ByteSpan(payload).first(10), true, std::nullopt)));
+  Add(c, dir, "event_send_64_invalidate", ev_bytes(MakeSendEvent(3, ByteSpan(payload).first(64), false, 0x2e05)));
+  Add(c, dir, "event_send_100", ev_bytes(MakeSendEvent(4, payload, std::nullopt, std::nullopt)));
+  Add(c, dir, "event_immediate_data", ev_bytes(MakeImmediateDataEvent(5, 0x0123456789abcdefull, true)));
+  Add(c, dir, "event_completion_error", ev_bytes(MakeCompletionErrorEvent(6, ErrorSource::kSendQueue, 12)));
+  EventRecord future = MakeSendEvent(7, ByteSpan(payload).first(4), std::nullopt, std::nullopt);
+  future.minor_version = 3;
+  future.type = static_cast<EventType>(9);
+  Bytes fb = ev_bytes(future);
+  fb.push_back(0x55);
+  Add(c, dir, "event_minor3_unknown_type", fb);
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_mpa_deframer: config octets (see the harness) + stream.
+
+struct DeframerSeed {
+  uint8_t flags;
+  uint8_t mode;   // without the chunk count
+  uint32_t position;
+  uint16_t max_ulpdu;
+  Bytes chunks;
+};
+
+Bytes DeframerInput(const DeframerSeed& s, const Bytes& stream) {
+  Bytes b;
+  ByteWriter w(b);
+  w.Put8(s.flags);
+  w.Put8(static_cast<uint8_t>(s.mode | s.chunks.size() << 5));
+  w.Put32(s.position);
+  w.Put16(s.max_ulpdu);
+  w.PutBytes(s.chunks);
+  w.PutBytes(stream);
+  return b;
+}
+
+// The ULPDUs of a short RDMAP exchange, one of them spanning several Markers.
+std::vector<Bytes> Exchange() {
+  std::vector<Bytes> out;
+  for (const Message& m : EveryOpcode()) {
+    if (out.size() < 6) out.push_back(m.octets);
+  }
+  out.push_back(EncodeSegment(MakeSend(Opcode::kSend, 9, Filler(1200, 7))));
+  return out;
+}
+
+Bytes Stream(const std::vector<Bytes>& ulpdus, bool crc, bool markers, uint32_t position,
+             const FpduEncodeOptions& last = {}) {
+  Bytes out;
+  MarkerInserter ins(0, position);
+  for (std::size_t i = 0; i < ulpdus.size(); ++i) {
+    FpduEncodeOptions o = i + 1 == ulpdus.size() ? last : FpduEncodeOptions{};
+    o.crc_enabled = crc;
+    if (markers) ins.AppendUlpdu(out, ulpdus[i], o);
+    else AppendFpdu(out, ulpdus[i], o);
+  }
+  return out;
+}
+
+void DeframerSeeds(Corpus& c) {
+  const std::string dir = "fuzz_mpa_deframer";
+  const std::vector<Bytes> x = Exchange();
+  const Bytes chunky = {3, 0x85, 0, 17};
+  Add(c, dir, "crc_whole", DeframerInput({0x01, 0, 0, 0, {0xFF}}, Stream(x, true, false, 0)));
+  Add(c, dir, "crc_octet_by_octet", DeframerInput({0x01, 0, 0, 0, {}}, Stream(x, true, false, 0)));
+  Add(c, dir, "no_crc_chunks", DeframerInput({0x00, 0, 0, 0, chunky}, Stream(x, false, false, 0)));
+  Add(c, dir, "markers_crc_pos0", DeframerInput({0x03, 0, 0, 0, chunky}, Stream(x, true, true, 0)));
+  Add(c, dir, "markers_no_crc_pos508", DeframerInput({0x02, 0, 508, 0, {1, 0x81}}, Stream(x, false, true, 508)));
+  Add(c, dir, "markers_crc_pos1002", DeframerInput({0x03, 0, 1002, 0, {7}}, Stream(x, true, true, 1002)));
+  Add(c, dir, "markers_crc_pos_wrap", DeframerInput({0x03, 0, 0xFFFFFF00u, 0, chunky}, Stream(x, true, true, 0xFFFFFF00u)));
+  // Errors, latched and continued.
+  const Bytes bad_crc = Stream(x, true, false, 0, {.crc_xor = 1});
+  Add(c, dir, "crc_error", DeframerInput({0x01, 0, 0, 0, chunky}, bad_crc));
+  Add(c, dir, "crc_error_continue", DeframerInput({0x05, 0, 0, 0, chunky}, bad_crc));
+  Bytes bad_marker;
+  MarkerInserter liar(0, 0, {.fpduptr_xor = 0x0010});
+  for (const Bytes& u : x) liar.AppendUlpdu(bad_marker, u);
+  Add(c, dir, "marker_mismatch", DeframerInput({0x03, 0, 0, 0, chunky}, bad_marker));
+  Add(c, dir, "marker_mismatch_continue", DeframerInput({0x0B, 0, 0, 0, chunky}, bad_marker));
+  Add(c, dir, "marker_mismatch_unchecked", DeframerInput({0x43, 0, 0, 0, chunky}, bad_marker));
+  Add(c, dir, "ulpdu_too_long", DeframerInput({0x01, 0, 0, 200, chunky}, Stream(x, true, false, 0)));
+  Add(c, dir, "short_ulpdu_rejected", DeframerInput({0x21, 0, 0, 0, {}}, Stream({Bytes{1, 2, 3}}, true, false, 0)));
+  Add(c, dir, "no_crc_computed", DeframerInput({0x80, 0, 0, 0, chunky}, Stream(x, false, false, 0)));
+  // Startup frame, then Full Operation as negotiated (Markers + CRC).
+  Bytes startup = EncodeMpaStartupFrame(Frame(false, 1, false, 16));
+  const Bytes fpdus = Stream(x, true, true, 0);
+  startup.insert(startup.end(), fpdus.begin(), fpdus.end());
+  Add(c, dir, "request_then_markers_wait", DeframerInput({0x10, 0x04 | 0x08 | 0x10, 0, 0, chunky}, startup));
+  Add(c, dir, "request_then_markers_configured", DeframerInput({0x13, 0x02, 0, 0, {5}}, startup));
+  Add(c, dir, "request_as_reply", DeframerInput({0x10, 0x01, 0, 0, {}}, startup));
+  Bytes cut = Stream(x, true, false, 0);
+  cut.resize(cut.size() - 5);
+  Add(c, dir, "truncated_tail", DeframerInput({0x01, 0, 0, 0, {9}}, cut));
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_ddp_reassembly: mode octet, then records (see the harness).
+
+struct Piece {
+  uint8_t flags;   // 0x01 L, 0x02 QN+1, 0x04 MSN+1, 0x08 T, 0x10 32-bit MO
+  uint32_t mo;
+  uint8_t length;
+};
+
+Bytes Pieces(uint16_t capacity, std::initializer_list<Piece> pieces) {
+  Bytes b;
+  ByteWriter w(b);
+  w.Put8(0);
+  w.Put16(capacity);
+  uint32_t seed = 10;
+  for (const Piece& p : pieces) {
+    w.Put8(p.flags);
+    if (p.flags & 0x10) w.Put32(p.mo);
+    else if (!(p.flags & 0x08)) w.Put16(static_cast<uint16_t>(p.mo));
+    w.Put8(p.length);
+    w.PutBytes(Filler(p.length, seed++));
+  }
+  return b;
+}
+
+Bytes Segmented(uint16_t length, uint8_t mulpdu_extra, uint8_t capacity_extra, const Bytes& order) {
+  Bytes b;
+  ByteWriter w(b);
+  w.Put8(1);
+  w.Put16(length);
+  w.Put8(mulpdu_extra);
+  w.Put8(capacity_extra);
+  Bytes o = order;
+  o.resize(16, 0);
+  w.PutBytes(o);
+  w.PutBytes(Filler(length, length));
+  return b;
+}
+
+void ReassemblySeeds(Corpus& c) {
+  const std::string dir = "fuzz_ddp_reassembly";
+  Add(c, dir, "in_order", Pieces(1024, {{0, 0, 100}, {0, 100, 100}, {0x01, 200, 50}}));
+  Add(c, dir, "last_first", Pieces(1024, {{0x01, 200, 50}, {0, 0, 100}, {0, 100, 100}}));
+  Add(c, dir, "overlap_duplicates", Pieces(1024, {{0, 0, 120}, {0, 100, 100}, {0, 0, 10}, {0x01, 200, 50}}));
+  Add(c, dir, "qn_msn_mismatch", Pieces(1024, {{0, 0, 100}, {0x02, 100, 10}, {0x04, 100, 10}, {0x01, 100, 10}}));
+  Add(c, dir, "second_last_beyond_last", Pieces(1024, {{0x01, 100, 10}, {0x01, 100, 20}, {0, 110, 10}, {0, 0, 100}}));
+  Add(c, dir, "earlier_last_after_higher", Pieces(1024, {{0, 300, 10}, {0x01, 100, 10}}));
+  Add(c, dir, "too_long_and_tagged", Pieces(256, {{0x10, 0xFFFFFF00u, 200}, {0x08, 0, 10}, {0x01, 200, 56}}));
+  Add(c, dir, "zero_length_last", Pieces(16, {{0x01, 0, 0}, {0, 0, 1}}));
+  Add(c, dir, "complete_then_more", Pieces(64, {{0x01, 0, 8}, {0x01, 0, 8}}));
+  Add(c, dir, "segmented_empty", Segmented(0, 0, 0, {}));
+  Add(c, dir, "segmented_1_octet_per_segment", Segmented(40, 0, 0, {5, 3, 1}));
+  Add(c, dir, "segmented_300_mulpdu_128", Segmented(300, 109, 10, {2, 0, 1}));
+  Add(c, dir, "segmented_4096_reversed", Segmented(4096, 255, 0, Bytes(16, 0xFF)));
+}
+
+// ---------------------------------------------------------------------------
+
+bool WriteCorpus(const Corpus& c, const fs::path& out) {
+  std::error_code ec;
+  for (const auto& [dir, files] : c) {
+    fs::remove_all(out / dir, ec);
+    fs::create_directories(out / dir, ec);
+    if (ec) {
+      std::fprintf(stderr, "gen_corpus: cannot create %s: %s\n", (out / dir).c_str(), ec.message().c_str());
+      return false;
+    }
+    for (const auto& [name, bytes] : files) {
+      std::ofstream f(out / dir / name, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      if (!f) {
+        std::fprintf(stderr, "gen_corpus: cannot write %s\n", (out / dir / name).c_str());
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// Compares the generated corpus with the committed one, file by file.
+int Compare(const Corpus& c, const fs::path& expected) {
+  int problems = 0;
+  for (const auto& [dir, files] : c) {
+    std::map<std::string, Bytes> found;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(expected / dir, ec)) {
+      std::ifstream f(e.path(), std::ios::binary);
+      found[e.path().filename().string()] =
+          Bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    }
+    for (const auto& [name, bytes] : files) {
+      auto it = found.find(name);
+      if (it == found.end()) {
+        std::printf("missing in %s: %s/%s\n", expected.c_str(), dir.c_str(), name.c_str());
+        ++problems;
+      } else if (it->second != bytes) {
+        std::printf("differs: %s/%s\n", dir.c_str(), name.c_str());
+        ++problems;
+      }
+    }
+    for (const auto& [name, bytes] : found) {
+      if (!files.count(name)) {
+        std::printf("not generated (stale?): %s/%s\n", dir.c_str(), name.c_str());
+        ++problems;
+      }
+    }
+  }
+  if (problems != 0) {
+    std::printf("%d difference(s): regenerate with gen_corpus %s and commit\n", problems, expected.c_str());
+    return 1;
+  }
+  std::printf("corpus matches the generator\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 && !(argc == 4 && std::strcmp(argv[2], "--expect") == 0)) {
+    std::fprintf(stderr, "usage: %s <out_dir> [--expect <committed_corpus_dir>]\n", argv[0]);
+    return 2;
+  }
+  Corpus c;
+  DdpSegmentSeeds(c);
+  TerminateSeeds(c);
+  StartupFrameSeeds(c);
+  TestUlpSeeds(c);
+  DeframerSeeds(c);
+  ReassemblySeeds(c);
+  if (!WriteCorpus(c, argv[1])) return 1;
+  std::size_t files = 0, octets = 0;
+  for (const auto& [dir, seeds] : c) {
+    for (const auto& [name, bytes] : seeds) {
+      ++files;
+      octets += bytes.size();
+    }
+  }
+  std::printf("%zu seeds, %zu octets in %zu corpora\n", files, octets, c.size());
+  return argc == 4 ? Compare(c, argv[3]) : 0;
+}
