@@ -13,5 +13,6 @@ inline constexpr int kExitUsage = 2;   // usage error, unreadable input, target 
 
 // Each Register* returns the subcommand; `run` is set to the action to run.
 void RegisterVersion(CLI::App& app, std::function<int()>& run);
+void RegisterDecode(CLI::App& app, std::function<int()>& run);
 
 }  // namespace rdmapct::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::function<int()> run;
   RegisterVersion(app, run);
+  RegisterDecode(app, run);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
