@@ -1,0 +1,477 @@
+// One connection of the reference target: MPA Responder startup, Full
+// Operation around the RdmapEndpoint, Event Records and teardown.
+#include <algorithm>
+#include <cstdio>
+
+#include "reference/wire/mpa_fpdu.h"
+#include "reference/wire/rdmap.h"
+#include "targets/reference_target.h"
+
+namespace rdmapct::targets {
+
+namespace {
+
+using model::StreamState;
+using wire::Opcode;
+
+bool Live(StreamState s) { return s == StreamState::kStreaming || s == StreamState::kClosing; }
+
+// The Terminate among the segments the endpoint just sent, if any.
+std::optional<wire::TerminateCode> SentTerminateCode(const model::Reactions& r,
+                                                     wire::Profile profile) {
+  for (const wire::Bytes& seg : r.segments()) {
+    auto view = wire::DecodeRdmapSegment(seg, profile);
+    if (!view.ok() || !view->header_present) continue;
+    if (const auto* t = std::get_if<wire::TerminateHeader>(&view->header)) return t->code;
+  }
+  return std::nullopt;
+}
+
+// Model ULP events that count as "local completion or async errors" in the
+// outcome block (§3.4): the errors the endpoint surfaced to its ULP.
+bool IsCompletionError(const model::UlpEvent& e) {
+  return e.kind == model::UlpEventKind::kError &&
+         e.violation != model::ViolationKind::kMessageAfterTerminate;
+}
+
+}  // namespace
+
+ReferenceTargetSession::ReferenceTargetSession(ReferenceTarget& target, uint32_t serial)
+    : target_(target), config_(target.config()), serial_(serial) {}
+
+ReferenceTargetSession::~ReferenceTargetSession() {
+  if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
+  Finish();
+}
+
+// ---------------------------------------------------------------------------
+// Input.
+
+void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
+  octets_in_ += in.size();
+  if (phase_ == SessionPhase::kAwaitingRequest) FeedStartup(in, out);
+  // Closed during startup (no deframer) or a reset connection: discard.
+  if (!deframer_ || peer_closed_) return;
+  FeedFpdus(in, out);
+}
+
+// REQ R5044-7.1.2-R02a R5044-7.1.2-R02b R5044-7.1.1-03 R5044-7.1.1-22 R5044-7.1.2-R09c
+// R5044-8-06
+// Takes exactly the Request's octets (at most 20 + 512): what follows is the
+// first FPDU. A wrong Key is seen on any prefix and a PD_Length above the
+// limit as soon as the header is in, so a bad Request never grows the buffer.
+void ReferenceTargetSession::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
+  const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest,
+                                            config_.mpa.max_private_data};
+  while (!in.empty()) {
+    const std::size_t need = wire::MpaStartupFrameLength(startup_);
+    const std::size_t take = std::min(need - startup_.size(), in.size());
+    startup_.insert(startup_.end(), in.begin(), in.begin() + take);
+    in = in.subspan(take);
+    auto frame = wire::DecodeMpaStartupFrame(startup_, options);
+    if (frame.ok()) {
+      wire::Bytes().swap(startup_);
+      Accept(frame.value(), out);
+      return;
+    }
+    if (frame.error().kind != wire::DecodeErrorKind::kTruncated) {
+      detail_ = frame.error().Describe();
+      wire::Bytes().swap(startup_);
+      Close(CloseReason::kBadRequest);
+      in = {};
+      return;
+    }
+  }
+}
+
+// REQ R5044-7.1.1-19 R6581-6-06 R6581-10-01 R6581-10-03 R6581-10-08 R5044-7.1.2-R02f
+// R5044-7.1.1-06 R5044-7.1.1-09 R5044-7.1.1-11 R5044-7.1.1-12
+bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::Bytes& out) {
+  request_ = request;
+  const auto& revs = config_.mpa.accepted_revisions;
+  if (std::find(revs.begin(), revs.end(), request.revision) == revs.end()) {
+    detail_ = "Rev " + std::to_string(request.revision);
+    Close(CloseReason::kRevisionRejected);
+    return false;
+  }
+  // enhanced_data is decoded only for Rev >= 2 with S = 1 (NOTES H.3): a
+  // Rev 1 Request with S = 1 is an RFC 5044 Request whose Private Data
+  // happens to start with 4 more octets.
+  const bool enhanced = request.enhanced_data.has_value();
+  if (enhanced && !config_.mpa.rfc6581) {
+    Close(CloseReason::kEnhancedRejected);
+    return false;
+  }
+  if (!target_.config_error().empty()) {
+    detail_ = target_.config_error();
+    Close(CloseReason::kConfigError);
+    return false;
+  }
+  // Suite Request (§2.4): acted on only when it decodes cleanly.
+  if (auto sr = wire::DecodeSuiteRequest(request.private_data); sr.ok()) {
+    case_hash_ = sr->case_hash;
+    keep_memory_ = config_.keep_memory && (sr->flags & wire::kRequestKeepMemory) != 0;
+  }
+  wire::MpaStartupFrame reply;
+  reply.is_reply = true;
+  reply.marker_required = config_.mpa.request_markers;
+  reply.crc_required = config_.mpa.crc;
+  reply.revision = request.revision;
+  reply.enhanced = enhanced;
+  ird_ = config_.ird;
+  ord_ = config_.ord;
+  if (enhanced) reply.enhanced_data = NegotiateEnhanced(*request.enhanced_data);
+  crc_ = request.crc_required || reply.crc_required;
+  markers_out_ = request.marker_required;
+  markers_in_ = reply.marker_required;
+  SetUpEndpoint(request.revision == 0 ? 0 : 1);
+  wire::Advertisement adv;
+  if (!BuildAdvertisement(adv) || !wire::EncodeAdvertisement(adv, reply.private_data).ok()) {
+    detail_ = "the Advertisement cannot be encoded";
+    endpoint_.reset();
+    Close(CloseReason::kConfigError);
+    return false;
+  }
+  advertisement_ = std::move(adv);
+  const std::size_t before = out.size();
+  wire::AppendMpaStartupFrame(out, reply);
+  octets_out_ += out.size() - before;
+  reply_ = std::move(reply);
+
+  wire::MpaDeframerConfig dc;
+  dc.crc_enabled = crc_;
+  dc.markers_enabled = markers_in_;
+  dc.first_position = 0;  // the suite's first FPDU starts Marker space (R5044-4.3-10)
+  dc.max_ulpdu_length = config_.max_inbound_ulpdu;
+  deframer_.emplace(dc);
+  if (markers_out_) inserter_.emplace(0);
+  phase_ = SessionPhase::kAwaitingFirstFpdu;
+  return true;
+}
+
+// REQ R6581-9.1-04 R6581-9.1-05 R6581-9.1-06 R6581-9.1-14 R6581-9.1-16 R6581-9.2-05
+// R6581-9.2-06 R6581-9.2-08 R6581-9.2-10 R6581-9.2-15 R6581-9.2-17
+// The target's IRD is a fixed resource: it answers with it (raised to 1 when
+// a Read RTR may come). Its ORD is at most the initiator's IRD.
+std::optional<wire::EnhancedIrdOrd> ReferenceTargetSession::NegotiateEnhanced(
+    const wire::EnhancedIrdOrd& req) {
+  const MpaPolicy& p = config_.mpa;
+  wire::EnhancedIrdOrd rep;
+  rep.peer_to_peer = req.peer_to_peer;
+  if (req.peer_to_peer) {
+    rep.send_rtr = req.send_rtr && p.rtr_send;
+    rep.write_rtr = req.write_rtr && p.rtr_write;
+    rep.read_rtr = req.read_rtr && p.rtr_read;
+    if (!rep.send_rtr && !rep.write_rtr && !rep.read_rtr) {
+      rep.send_rtr = p.rtr_send;
+      rep.write_rtr = p.rtr_write;
+      rep.read_rtr = p.rtr_read;
+    }
+    send_rtr_offered_ = rep.send_rtr;
+    if (rep.read_rtr && ird_ == 0) ird_ = 1;
+  }
+  rep.ird = req.ord == wire::kIrdOrdNotNegotiated ? wire::kIrdOrdNotNegotiated : ird_;
+  if (req.ird != wire::kIrdOrdNotNegotiated) ord_ = std::min(ord_, req.ird);
+  rep.ord = req.ird == wire::kIrdOrdNotNegotiated ? wire::kIrdOrdNotNegotiated : ord_;
+  return rep;
+}
+
+// Fresh state for every connection (§2.1): memory (patterned unless kept),
+// regions with their access rights, Receive Buffer Count buffers on QN 0.
+void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
+  model::EndpointConfig ec;
+  ec.profile = config_.profile;
+  ec.stream_id = 1;
+  ec.ird = ird_;
+  ec.ord = ord_;
+  ec.mulpdu = config_.mulpdu != 0 ? config_.mulpdu : wire::Mulpdu(config_.emss, markers_out_);
+  ec.ddp_version = version;
+  ec.rdmap_version = version;
+  ec.auto_respond = true;
+  ec.faults = config_.faults;
+  ec.decisions = config_.decisions;
+  endpoint_.emplace(ec);
+  model::Resources& res = endpoint_->resources();
+  const TargetLayout& layout = target_.layout();
+  std::vector<wire::Bytes> memory = target_.LoadMemory(serial_, keep_memory_);
+  std::vector<uint32_t> model_object(layout.memory_objects.size());
+  for (std::size_t i = 0; i < layout.memory_objects.size(); ++i) {
+    model_object[i] = res.CreateMemoryObject(memory[i].size());
+    std::copy(memory[i].begin(), memory[i].end(), res.ObjectBytes(model_object[i]).begin());
+  }
+  for (const wire::AdvertisedRegion& r : layout.regions) {
+    // A deregistered STag is not known to the endpoint at all.
+    if (r.attributes & wire::kAttrDeregistered) continue;
+    const std::size_t index = static_cast<std::size_t>(
+        std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
+                     [&](const TargetMemoryObject& m) { return m.id == r.memory_object; }) -
+        layout.memory_objects.begin());
+    model::MemoryRegion m;
+    m.stag = r.stag;
+    m.base_tagged_offset = r.base_tagged_offset;
+    m.length = r.length;
+    m.access = r.access;  // the convention's Access bits are the model's AccessRight bits
+    m.stream_id = (r.attributes & wire::kAttrForeign) ? ec.stream_id + 1 : ec.stream_id;
+    m.remote_invalidatable = (r.attributes & wire::kAttrInvalidatable) != 0;
+    m.memory_object = model_object[index];
+    m.object_offset = r.object_offset;
+    res.RegisterRegion(m);
+  }
+  for (uint16_t i = 0; i < config_.receive_buffer_count; ++i) {
+    endpoint_->PostReceive(config_.receive_buffer_size);
+  }
+}
+
+bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const {
+  const bool rfc7306 = wire::ProfileIncludes(config_.profile, wire::Profile::kRfc7306);
+  adv.flags = (config_.decisions.atomic_memory_little_endian ? wire::kFlagLittleEndianAtomics : 0) |
+              (rfc7306 ? wire::kFlagRfc7306 : 0) |
+              (config_.profile == wire::Profile::kCommit ? wire::kFlagCommit : 0) |
+              (config_.keep_memory ? wire::kFlagKeepMemory : 0);
+  adv.ird = ird_;
+  adv.ord = ord_;
+  adv.receive_buffer_count = config_.receive_buffer_count;
+  adv.receive_buffer_size = config_.receive_buffer_size;
+  adv.connection_serial = serial_;
+  adv.regions = target_.layout().regions;
+  if (config_.report_outcome) adv.previous = target_.previous_outcome();
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Full Operation.
+
+// REQ R5044-8-02 R5044-8-09 R5044-8-10 R5041-7-01
+// CRC and Marker errors go to the endpoint as LLP errors (Terminate 2/0/0x02
+// or 2/0/0x03). The deframer latches its first error, so no FPDU after it is
+// delivered. Other framing errors (a ULPDU_Length above the limit) fail the
+// stream without a Terminate.
+void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
+  wire::Status st = deframer_->Feed(in, [&](const wire::MpaFpdu& f) { OnUlpdu(f.ulpdu, out); });
+  if (st.ok()) return;
+  // Latched: nothing more will ever be delivered (R5044-8-09), so the
+  // octets it holds and every later one can go.
+  llp_error_ = st.error();
+  deframer_.reset();
+  if (!endpoint_ || !Live(endpoint_->state())) return;
+  wire::TerminateCode code = wire::term::kMpaLocalCatastrophic;
+  if (st.error().kind == wire::DecodeErrorKind::kCrcMismatch) code = wire::term::kMpaCrcError;
+  if (st.error().kind == wire::DecodeErrorKind::kMarkerMismatch) code = wire::term::kMpaMarkerMismatch;
+  if (phase_ == SessionPhase::kAwaitingFirstFpdu) phase_ = SessionPhase::kFullOperation;
+  detail_ = st.error().Describe();
+  reactions_.Clear();
+  endpoint_->OnLlpError(code, reactions_);
+  Drain(out);
+}
+
+// REQ R5044-7.1.2-R04
+// The first FPDU from the suite (valid or not: it proves the suite is in
+// Full Operation, NOTES G.4) releases the target's side.
+void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
+  ++fpdus_in_;
+  if (phase_ == SessionPhase::kAwaitingFirstFpdu) phase_ = SessionPhase::kFullOperation;
+  reactions_.Clear();
+  endpoint_->OnSegment(ulpdu, reactions_);
+  Drain(out);
+}
+
+// REQ R5040-6.2.1-05 R5040-5.4-01
+// Sends what the endpoint produced, reports the ULP events, and closes after
+// a Terminate, sent or received, or a failed stream. With the faults that
+// keep a stream going after a Terminate, the faulty target stays open so
+// the suite can see what it does next.
+void ReferenceTargetSession::Drain(wire::Bytes& out) {
+  for (const model::UlpEvent& e : reactions_.events()) completion_errors_ += IsCompletionError(e);
+  NoteOutcome();
+  if (phase_ == SessionPhase::kClosed) return;
+  FrameSegments(reactions_, out);
+  ReportEvents(out);
+  const StreamState s = endpoint_->state();
+  if (Live(s)) return;
+  const bool keep_going = s != StreamState::kError &&
+                          config_.faults.Has(model::Fault::kAnswerAfterTerminate);
+  if (keep_going) return;
+  Close(s == StreamState::kTerminateSent       ? CloseReason::kTerminateSent
+        : s == StreamState::kTerminateReceived ? CloseReason::kTerminateReceived
+                                               : CloseReason::kStreamError);
+}
+
+// REQ R5044-4.3-10 R5044-7.1.2-R07 R5044-7.1.1-06 R5044-7.1.1-09 R5044-7.1.1-12
+void ReferenceTargetSession::FrameSegments(const model::Reactions& r, wire::Bytes& out) {
+  const wire::FpduEncodeOptions options{.crc_enabled = crc_};
+  for (const wire::Bytes& seg : r.segments()) {
+    const std::size_t before = out.size();
+    if (inserter_) {
+      inserter_->AppendUlpdu(out, seg, options);
+    } else {
+      wire::AppendFpdu(out, seg, options);
+    }
+    octets_out_ += out.size() - before;
+    ++fpdus_out_;
+  }
+}
+
+// REQ R5041-4.3-07 R5041-4.3-08
+// One Event Record Send per delivered message (§6.1), posted through the
+// endpoint so its QN 0 MSN is the record's Sequence Number (§6.3). Never
+// after a Terminate: PostSend refuses once the stream left Streaming, and
+// events that arrived with the Terminate are dropped (§6.4 "MAY be lost").
+void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
+  for (const model::UlpEvent& e : reactions_.events()) {
+    if (endpoint_->state() != StreamState::kStreaming) return;
+    const uint32_t sequence = endpoint_->next_msn(0);
+    std::optional<bool> solicited;
+    if (config_.report_solicited) solicited = e.solicited_event;
+    wire::EventRecord rec;
+    if (e.kind == model::UlpEventKind::kSendReceived) {
+      // A zero-length Send RTR (RFC 6581, NOTES H.6) is hidden from the ULP.
+      if (send_rtr_offered_ && !config_.report_send_rtr && e.opcode == Opcode::kSend &&
+          e.msn == 1 && e.length == 0) {
+        continue;
+      }
+      std::optional<uint32_t> invalidated;
+      if (wire::InfoFor(e.opcode).invalidate_stag == wire::InvalidateStagUse::kValid) {
+        invalidated = e.invalidated_stag;
+      }
+      rec = wire::MakeSendEvent(sequence, e.data, solicited, invalidated);
+    } else if (e.kind == model::UlpEventKind::kImmediateDataReceived) {
+      rec = wire::MakeImmediateDataEvent(sequence, e.value, solicited);
+    } else {
+      continue;
+    }
+    record_.clear();
+    wire::EncodeEventRecord(rec, record_);
+    posted_.Clear();
+    if (endpoint_->PostSend(Opcode::kSend, record_, 0, posted_) != model::PostStatus::kOk) return;
+    FrameSegments(posted_, out);
+    ++events_sent_;
+  }
+}
+
+// The first thing that ended Full Operation (§3.4).
+void ReferenceTargetSession::NoteOutcome() {
+  if (outcome_ || !endpoint_ || Live(endpoint_->state())) return;
+  wire::PreviousOutcome o;
+  o.connection_serial = serial_;
+  std::optional<wire::TerminateCode> code;
+  switch (endpoint_->state()) {
+    case StreamState::kTerminateSent:
+      o.outcome = wire::ConnectionOutcome::kTerminateSent;
+      code = SentTerminateCode(reactions_, config_.profile);
+      break;
+    case StreamState::kTerminateReceived:
+      o.outcome = wire::ConnectionOutcome::kTerminateReceived;
+      for (const model::UlpEvent& e : reactions_.events()) {
+        if (e.kind == model::UlpEventKind::kTerminateReceived) code = e.terminate.code;
+      }
+      break;
+    default: {
+      // A malformed Terminate is still a Terminate the ULP was told about.
+      const auto& v = endpoint_->first_violation();
+      const bool terminate = v && v->kind == model::ViolationKind::kMalformedTerminate;
+      o.outcome = terminate ? wire::ConnectionOutcome::kTerminateReceived
+                            : wire::ConnectionOutcome::kLocalError;
+    }
+  }
+  if (code) {
+    o.flags = wire::kOutcomeCodeKnown;
+    o.layer = code->layer & 0x0F;
+    o.error_type = code->error_type & 0x0F;
+    o.error_code = code->error_code;
+  }
+  outcome_ = o;
+}
+
+// ---------------------------------------------------------------------------
+// Teardown.
+
+void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
+  peer_closed_ = true;
+  if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerClosed);
+  Finish();
+}
+
+void ReferenceTargetSession::OnPeerReset() {
+  peer_closed_ = true;
+  if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
+  Finish();
+}
+
+// The target's side closes: the outcome is final and the memory goes back
+// to the target at once, so a connection opened right after the FIN sees
+// both (a suite opens the Keep Memory connection as soon as it sees the FIN).
+void ReferenceTargetSession::Close(CloseReason reason) {
+  if (phase_ == SessionPhase::kClosed) return;
+  phase_ = SessionPhase::kClosed;
+  close_reason_ = reason;
+  wire::PreviousOutcome o = outcome_.value_or(wire::PreviousOutcome{});
+  if (!outcome_) {
+    o.connection_serial = serial_;
+    o.outcome = wire::ConnectionOutcome::kClosed;
+  }
+  o.events_sent = static_cast<uint16_t>(std::min<uint32_t>(events_sent_, 0xFFFF));
+  o.completion_errors = static_cast<uint16_t>(std::min<uint32_t>(completion_errors_, 0xFFFF));
+  outcome_ = o;
+  target_.RecordOutcome(o);
+  Finish();
+}
+
+// Hands the memory back (again at the very end, for what a faulty target
+// placed after its FIN).
+void ReferenceTargetSession::Finish() {
+  if (!endpoint_) return;
+  const model::Resources& res = endpoint_->resources();
+  const std::size_t n = target_.layout().memory_objects.size();
+  std::vector<wire::Bytes> objects;
+  objects.reserve(n);
+  // SetUpEndpoint created the objects first, in layout order: ids 0..n-1.
+  for (uint32_t i = 0; i < n; ++i) {
+    auto bytes = res.ObjectBytes(i);
+    objects.emplace_back(bytes.begin(), bytes.end());
+  }
+  target_.StoreMemory(serial_, std::move(objects));
+}
+
+std::size_t ReferenceTargetSession::buffered() const {
+  return startup_.size() + (deframer_ ? deframer_->buffered() : 0);
+}
+
+std::span<const uint8_t> ReferenceTargetSession::PeekMemory(uint32_t stag, uint64_t tagged_offset,
+                                                            std::size_t length) const {
+  if (!endpoint_) return {};
+  return endpoint_->PeekRegion(stag, tagged_offset, length);
+}
+
+std::string ReferenceTargetSession::log_line() const {
+  std::string s = "conn " + std::to_string(serial_);
+  if (request_) {
+    s += " rev " + std::to_string(request_->revision);
+    if (request_->enhanced_data) s += " rfc6581";
+    s += crc_ ? " crc" : " no-crc";
+    if (markers_out_) s += " markers-out";
+    if (markers_in_) s += " markers-in";
+    if (keep_memory_) s += " keep-memory";
+    if (case_hash_ != 0) {
+      char hash[16];
+      std::snprintf(hash, sizeof hash, "%08x", case_hash_);
+      s += std::string(" case ") + hash;
+    }
+  }
+  s += ": " + std::to_string(octets_in_) + " octets in (" + std::to_string(fpdus_in_) +
+       " FPDUs), " + std::to_string(octets_out_) + " out (" + std::to_string(fpdus_out_) +
+       " FPDUs), " + std::to_string(events_sent_) + " events; ";
+  s += phase_ == SessionPhase::kClosed ? CloseReasonName(close_reason_) : SessionPhaseName(phase_);
+  if (outcome_ && (outcome_->flags & wire::kOutcomeCodeKnown)) {
+    char code[24];
+    std::snprintf(code, sizeof code, " %u/%u/0x%02x", outcome_->layer, outcome_->error_type,
+                  outcome_->error_code);
+    s += code;
+  }
+  if (endpoint_ && endpoint_->first_violation()) {
+    s += std::string(" (") + model::ViolationKindName(endpoint_->first_violation()->kind) + ")";
+  }
+  if (!detail_.empty()) s += " [" + detail_ + "]";
+  return s;
+}
+
+}  // namespace rdmapct::targets

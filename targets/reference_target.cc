@@ -1,0 +1,222 @@
+// ReferenceTarget: the configuration, the default region layout and the
+// state that outlives connections. The per-connection engine is
+// reference_session.cc.
+#include "targets/reference_target.h"
+
+#include <algorithm>
+#include <set>
+
+#include "reference/wire/mpa_fpdu.h"
+
+namespace rdmapct::targets {
+
+namespace {
+
+using wire::AdvertisedRegion;
+
+constexpr uint16_t kMainObject = 1;        // rw, ro, wo, atomic, foreign, deregistered
+constexpr uint16_t kInvalidateObject = 2;  // invalidatable and its alias
+constexpr uint32_t kMainObjectSize = 0x6000;
+constexpr uint32_t kInvalidateObjectSize = 0x1000;
+constexpr uint64_t kMainBase = 0x00007f3a12340000;
+constexpr uint64_t kInvalidateBase = 0x00007f3a12350000;
+// Bounds that keep a misconfigured target from allocating without limit.
+constexpr uint64_t kMaxTotalMemory = 64u << 20;
+constexpr uint32_t kMaxReceiveBuffers = 4096;
+constexpr uint32_t kMaxReceiveBufferSize = 1u << 20;
+
+AdvertisedRegion Region(uint32_t stag, uint64_t base, uint32_t length, uint8_t access,
+                        uint8_t attributes, uint16_t object, uint32_t offset) {
+  return AdvertisedRegion{stag, base, length, access, attributes, object, offset};
+}
+
+void FillPattern(wire::Bytes& bytes, uint16_t memory_object) {
+  for (std::size_t x = 0; x < bytes.size(); ++x) bytes[x] = wire::PatternByte(memory_object, x);
+}
+
+std::string CheckRegions(const ReferenceTargetConfig& c, const TargetLayout& layout) {
+  std::set<uint32_t> stags;
+  for (const AdvertisedRegion& r : layout.regions) {
+    const std::string name = "region STag " + std::to_string(r.stag);
+    auto obj = std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
+                            [&](const TargetMemoryObject& m) { return m.id == r.memory_object; });
+    if (obj == layout.memory_objects.end()) return name + ": unknown memory object";
+    if (uint64_t{r.object_offset} + r.length > obj->size) {
+      return name + ": lies outside memory object " + std::to_string(obj->id);
+    }
+    if (r.base_tagged_offset + r.length < r.base_tagged_offset) return name + ": TO range wraps";
+    if ((r.attributes & wire::kAttrForeign) && (r.attributes & wire::kAttrDeregistered)) {
+      return name + ": foreign and deregistered at once";
+    }
+    if ((r.access & ~wire::kKnownAccessBits) || (r.attributes & ~wire::kKnownAttributeBits)) {
+      return name + ": unknown access or attribute bits";
+    }
+    if (!stags.insert(r.stag).second) return name + ": advertised twice";
+  }
+  const std::size_t max = c.report_outcome ? wire::kMaxRegionsWithOutcome : wire::kMaxRegions;
+  if (layout.regions.size() > max) {
+    return std::to_string(layout.regions.size()) + " regions do not fit the Advertisement (max " +
+           std::to_string(max) + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+// The default layout follows the convention's §3.6 example, so its octets
+// can be compared with the document by eye.
+TargetLayout DefaultTargetLayout(wire::Profile profile) {
+  using namespace wire;
+  const bool atomics = ProfileIncludes(profile, Profile::kRfc7306);
+  const bool commit = profile == Profile::kCommit;
+  TargetLayout l;
+  l.memory_objects = {{kMainObject, kMainObjectSize}, {kInvalidateObject, kInvalidateObjectSize}};
+  const uint8_t rw = kAccessRemoteRead | kAccessRemoteWrite |
+                     (commit ? kAccessFlush | kAccessVerify : 0);
+  l.regions.push_back(Region(0x00001a01, kMainBase, 0x6000, rw, 0, kMainObject, 0));
+  l.regions.push_back(
+      Region(0x00001b02, kMainBase + 0x2000, 0x1000, kAccessRemoteRead, 0, kMainObject, 0x2000));
+  l.regions.push_back(Region(0x00001c03, 0, 0x1000, kAccessRemoteWrite, 0, kMainObject, 0x3000));
+  if (atomics) {
+    l.regions.push_back(Region(0x00001d04, kMainBase + 0x4000, 0x40,
+                               kAccessRemoteRead | kAccessRemoteWrite | kAccessRemoteAtomic, 0,
+                               kMainObject, 0x4000));
+  }
+  l.regions.push_back(Region(0x00002e05, kInvalidateBase, 0x1000,
+                             kAccessRemoteRead | kAccessRemoteWrite, kAttrInvalidatable,
+                             kInvalidateObject, 0));
+  l.regions.push_back(Region(0x00002f06, 0, 0x1000, kAccessRemoteRead, 0, kInvalidateObject, 0));
+  // Foreign and deregistered STags over memory that `rw` covers, so the
+  // suite can read back that a rejected access changed nothing (§3.2).
+  l.regions.push_back(Region(0x00003007, kMainBase + 0x5000, 0x800,
+                             kAccessRemoteRead | kAccessRemoteWrite, kAttrForeign, kMainObject,
+                             0x5000));
+  l.regions.push_back(Region(0x00003108, kMainBase + 0x5800, 0x800,
+                             kAccessRemoteRead | kAccessRemoteWrite, kAttrDeregistered,
+                             kMainObject, 0x5800));
+  return l;
+}
+
+std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& c) {
+  const TargetLayout layout = c.layout.value_or(DefaultTargetLayout(c.profile));
+  std::set<uint16_t> ids;
+  uint64_t total = 0;
+  for (const TargetMemoryObject& m : layout.memory_objects) {
+    if (!ids.insert(m.id).second) return "memory object " + std::to_string(m.id) + " twice";
+    total += m.size;
+  }
+  if (total > kMaxTotalMemory) return "memory objects exceed 64 MiB";
+  if (std::string e = CheckRegions(c, layout); !e.empty()) return e;
+  if (c.receive_buffer_count > kMaxReceiveBuffers) return "more than 4096 receive buffers";
+  if (c.receive_buffer_size > kMaxReceiveBufferSize) return "receive buffers above 1 MiB";
+  if (c.ird > wire::kIrdOrdMask - 1 || c.ord > wire::kIrdOrdMask - 1) {
+    return "IRD/ORD above 0x3FFE (RFC 6581 14-bit fields, 0x3FFF is reserved)";
+  }
+  if (c.mpa.max_private_data > wire::kMpaMaxPrivateDataLength) {
+    return "max Private Data above 512 (RFC 5044 §7.1.1)";
+  }
+  // REQ R6581-9.2-04
+  if (c.mpa.rfc6581 && !c.mpa.rtr_send && !c.mpa.rtr_write && !c.mpa.rtr_read) {
+    return "RFC 6581 needs at least one RTR type";
+  }
+  if (c.mulpdu != 0 && (c.mulpdu < wire::kMinMulpdu || c.mulpdu > wire::kMaxMulpdu)) {
+    return "MULPDU outside [128, 64768] (RFC 5044 §3)";
+  }
+  if (c.mulpdu == 0 && c.emss < wire::kMinMulpdu) return "EMSS below 128";
+  if (c.max_inbound_ulpdu < wire::MpaDeframerConfig::kSmallestDdpHeader) {
+    return "max inbound ULPDU below the smallest DDP header";
+  }
+  return "";
+}
+
+const char* CloseReasonName(CloseReason r) {
+  switch (r) {
+    case CloseReason::kNone: return "open";
+    case CloseReason::kBadRequest: return "bad-mpa-request";
+    case CloseReason::kRevisionRejected: return "mpa-revision-rejected";
+    case CloseReason::kEnhancedRejected: return "rfc6581-not-supported";
+    case CloseReason::kConfigError: return "config-error";
+    case CloseReason::kTerminateSent: return "terminate-sent";
+    case CloseReason::kTerminateReceived: return "terminate-received";
+    case CloseReason::kStreamError: return "stream-error";
+    case CloseReason::kPeerClosed: return "peer-closed";
+    case CloseReason::kPeerReset: return "peer-reset";
+  }
+  return "?";
+}
+
+const char* SessionPhaseName(SessionPhase p) {
+  switch (p) {
+    case SessionPhase::kAwaitingRequest: return "awaiting-request";
+    case SessionPhase::kAwaitingFirstFpdu: return "awaiting-first-fpdu";
+    case SessionPhase::kFullOperation: return "full-operation";
+    case SessionPhase::kClosed: return "closed";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------
+
+ReferenceTarget::ReferenceTarget(ReferenceTargetConfig config)
+    : config_(std::move(config)),
+      layout_(config_.layout.value_or(DefaultTargetLayout(config_.profile))),
+      config_error_(ValidateReferenceTargetConfig(config_)) {
+  // The first connection after start is always patterned (§2.4), so the
+  // kept memory starts as the pattern.
+  if (!config_error_.empty()) return;
+  memory_.reserve(layout_.memory_objects.size());
+  for (const TargetMemoryObject& m : layout_.memory_objects) {
+    memory_.emplace_back(m.size);
+    FillPattern(memory_.back(), m.id);
+  }
+}
+
+std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Accept() {
+  uint32_t serial;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    serial = ++serial_;
+  }
+  return std::make_unique<ReferenceTargetSession>(*this, serial);
+}
+
+uint32_t ReferenceTarget::connections_accepted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return serial_;
+}
+
+wire::PreviousOutcome ReferenceTarget::previous_outcome() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return previous_;
+}
+
+wire::Bytes ReferenceTarget::MemorySnapshot(uint16_t memory_object) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (std::size_t i = 0; i < layout_.memory_objects.size() && i < memory_.size(); ++i) {
+    if (layout_.memory_objects[i].id == memory_object) return memory_[i];
+  }
+  return {};
+}
+
+std::vector<wire::Bytes> ReferenceTarget::LoadMemory(uint32_t serial, bool keep) {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_owner_ = serial;
+  std::vector<wire::Bytes> out = memory_;
+  if (!keep) {
+    for (std::size_t i = 0; i < out.size(); ++i) FillPattern(out[i], layout_.memory_objects[i].id);
+  }
+  return out;
+}
+
+void ReferenceTarget::StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (serial != memory_owner_ || objects.size() != memory_.size()) return;
+  memory_ = std::move(objects);
+}
+
+void ReferenceTarget::RecordOutcome(const wire::PreviousOutcome& outcome) {
+  std::lock_guard<std::mutex> lock(mu_);
+  previous_ = outcome;
+}
+
+}  // namespace rdmapct::targets

@@ -1,0 +1,288 @@
+// The reference target: the reference RDMAP model (reference/model) behind
+// MPA as the Responder, running the test-ULP convention 1.0
+// (docs/target-convention.md). The conformance suite, the fuzzer and
+// `rdmapct serve` all talk to it; so does the example plugin.
+//
+// Sans-I/O: no sockets, threads or clock. A ReferenceTargetSession is one
+// TCP connection: octets from the suite go in (OnBytes), octets for the
+// suite come out, and wants_close() says when the target sends its FIN.
+// A transport (in_process.h, the plugin, serve) only moves the octets.
+//
+// Lifetimes: a ReferenceTarget outlives its connections. It owns what the
+// convention carries from one connection to the next: the memory objects
+// (Keep Memory, convention §2.4), the Connection Serial (§2.1) and the
+// previous-connection outcome (§3.4). Each Accept() gives a session that
+// starts from fresh state. The target must outlive its sessions.
+//
+// What a session does, in order:
+//  1. Startup (RFC 5044 §7.1.2, RFC 6581): collects the MPA Request (at most
+//     20 + 512 octets), validates it against the MPA policy, negotiates
+//     IRD/ORD and RTR, sets up memory, receive buffers and regions, and sends
+//     the Reply with the Advertisement. A Request it cannot accept closes the
+//     connection without a Reply (see CloseReason).
+//  2. Sends nothing more until the first FPDU from the suite (R5044-7.1.2-R04).
+//  3. Full Operation: deframes FPDUs (CRC as negotiated, Markers if its
+//     Reply asked for them), hands each ULPDU to the RdmapEndpoint, frames
+//     what the endpoint sends (Markers if the Request asked for them) and
+//     reports ULP events as Event Record Sends.
+//  4. After a Terminate, sent or received, it closes gracefully (FIN). It
+//     also closes when the suite closes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reference/model/decision_options.h"
+#include "reference/model/endpoint.h"
+#include "reference/model/faults.h"
+#include "reference/model/reactions.h"
+#include "reference/wire/bytes.h"
+#include "reference/wire/mpa.h"
+#include "reference/wire/mpa_deframer.h"
+#include "reference/wire/mpa_markers.h"
+#include "reference/wire/profile.h"
+#include "reference/wire/test_ulp.h"
+
+namespace rdmapct::targets {
+
+// How the Responder answers MPA Requests (RFC 5044 §7.1.1, RFC 6581 §9;
+// NOTES G.1, G.3, G.8, H.3).
+struct MpaPolicy {
+  // Request Revs the target accepts; any other Rev closes the connection
+  // without a Reply (RFC 5044 §7.1.1 Rev: "MUST close the connection").
+  // Rev 0 (pre-standard, permissive) makes the stream use DDP/RDMAP version 0.
+  std::vector<uint8_t> accepted_revisions = {1, 2};
+  // C bit of the Reply. RFC 5044 §4.4: CRCs are on by default (NOTES G.1).
+  bool crc = true;
+  // M bit of the Reply: Markers wanted in suite -> target FPDUs.
+  bool request_markers = false;
+  // RFC 6581: answer Rev >= 2, S = 1 Requests with the IRD/ORD word. Off:
+  // such a Request is "improperly formatted" and closes (RFC 6581 §10).
+  bool rfc6581 = true;
+  // RTR indications the target accepts (RFC 6581 §9.2 B, C, D). With
+  // rfc6581 at least one must be on (R6581-9.2: "MUST support at least one").
+  bool rtr_send = true;
+  bool rtr_write = true;
+  bool rtr_read = true;
+  // Largest Request Private Data accepted (<= 512; RFC 5044 rule 9 lets a
+  // receiver have a smaller buffer, e.g. siw's 256, NOTES G.12).
+  std::size_t max_private_data = wire::kMpaMaxPrivateDataLength;
+};
+
+struct TargetMemoryObject {
+  uint16_t id = 0;    // the Memory Object id the Advertisement uses (pattern m)
+  uint32_t size = 0;  // octets
+};
+
+// The memory objects and the regions over them, in Advertisement order.
+// Region rules are the convention's (§3.2): foreign STags are registered for
+// another stream, deregistered ones are not registered at all.
+struct TargetLayout {
+  std::vector<TargetMemoryObject> memory_objects;
+  std::vector<wire::AdvertisedRegion> regions;
+};
+
+// Everything the full suite needs under `profile` (convention §3.5): rw
+// (also flush + verify under commit), ro, wo, atomic (rfc7306 and commit),
+// invalidatable + alias, foreign, deregistered. Seven or eight regions, so
+// the outcome block fits.
+TargetLayout DefaultTargetLayout(wire::Profile profile);
+
+struct ReferenceTargetConfig {
+  wire::Profile profile = wire::Profile::kRfc5040;
+  model::FaultSet faults{};
+  model::DecisionOptions decisions{};
+  MpaPolicy mpa{};
+  // The target's IRD/ORD before any RFC 6581 negotiation.
+  uint16_t ird = 8;
+  uint16_t ord = 8;
+  // QN 0 receive buffers, posted once per connection (convention §5).
+  uint16_t receive_buffer_count = 8;
+  uint32_t receive_buffer_size = 4096;
+  // nullopt: DefaultTargetLayout(profile).
+  std::optional<TargetLayout> layout{};
+  // Largest ULPDU the target sends. 0: derived from `emss` (RFC 5044 §4.5,
+  // wire::Mulpdu) with or without Markers, as the connection negotiated.
+  std::size_t mulpdu = 0;
+  std::size_t emss = 1460;
+  // Largest ULPDU_Length accepted from the suite; bounds reassembly.
+  std::size_t max_inbound_ulpdu = wire::kMaxUlpduLength;
+  // Test-ULP options (convention §2.4, §3.4, §6.2, §2.2).
+  bool keep_memory = true;         // honour Keep Memory; advertises flag 0x0010
+  bool report_outcome = true;      // the previous-connection outcome block
+  bool report_solicited = true;    // Event Records say whether SE was set
+  bool report_send_rtr = false;    // an Event Record for a Send RTR (SHOULD NOT)
+};
+
+// "" when usable, else one line naming the problem (layout too large for
+// the Advertisement, a region outside its memory object, no RTR type with
+// RFC 6581, ...). MakeConnector refuses such a config.
+std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& config);
+
+// Why a session closed (for logs and tests).
+enum class CloseReason : uint8_t {
+  kNone,                // still open
+  kBadRequest,          // malformed MPA Request: wrong Key, PD_Length > limit, truncated at FIN
+  kRevisionRejected,    // Rev not in the policy
+  kEnhancedRejected,    // Rev >= 2, S = 1 with RFC 6581 off
+  kConfigError,         // the config cannot produce an Advertisement
+  kTerminateSent,       // the target sent a Terminate
+  kTerminateReceived,   // the suite sent a Terminate
+  kStreamError,         // the stream failed without a Terminate (malformed Terminate, LLP)
+  kPeerClosed,          // the suite closed (FIN)
+  kPeerReset,           // the suite reset (RST)
+};
+const char* CloseReasonName(CloseReason r);
+
+enum class SessionPhase : uint8_t {
+  kAwaitingRequest,    // collecting the MPA Request
+  kAwaitingFirstFpdu,  // Reply sent; nothing is sent until the suite's first FPDU
+  kFullOperation,
+  kClosed,             // the target's side is closed (FIN)
+};
+const char* SessionPhaseName(SessionPhase p);
+
+class ReferenceTargetSession;
+
+class ReferenceTarget {
+ public:
+  explicit ReferenceTarget(ReferenceTargetConfig config = {});
+  ReferenceTarget(const ReferenceTarget&) = delete;
+  ReferenceTarget& operator=(const ReferenceTarget&) = delete;
+
+  // A new connection (TCP accept): the next Connection Serial.
+  std::unique_ptr<ReferenceTargetSession> Accept();
+
+  const ReferenceTargetConfig& config() const { return config_; }
+  const TargetLayout& layout() const { return layout_; }
+  // "" when the config is usable (ValidateReferenceTargetConfig).
+  const std::string& config_error() const { return config_error_; }
+  uint32_t connections_accepted() const;
+  // What the next Advertisement reports (convention §3.4).
+  wire::PreviousOutcome previous_outcome() const;
+  // The memory object as the last finished connection left it (empty if unknown).
+  wire::Bytes MemorySnapshot(uint16_t memory_object) const;
+
+ private:
+  friend class ReferenceTargetSession;
+  // Session hooks, all under mu_.
+  // Copies the memory objects for a connection that is starting: the kept
+  // contents, or the pattern (convention §4).
+  std::vector<wire::Bytes> LoadMemory(uint32_t serial, bool keep);
+  // Takes a finished connection's memory back, unless a later connection
+  // has loaded memory since (it owns the newer contents).
+  void StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects);
+  void RecordOutcome(const wire::PreviousOutcome& outcome);
+
+  const ReferenceTargetConfig config_;
+  const TargetLayout layout_;
+  const std::string config_error_;
+  mutable std::mutex mu_;
+  uint32_t serial_ = 0;
+  uint32_t memory_owner_ = 0;  // serial of the last connection that loaded memory
+  std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
+  wire::PreviousOutcome previous_;
+};
+
+class ReferenceTargetSession {
+ public:
+  ReferenceTargetSession(ReferenceTarget& target, uint32_t serial);
+  ~ReferenceTargetSession();
+  ReferenceTargetSession(const ReferenceTargetSession&) = delete;
+  ReferenceTargetSession& operator=(const ReferenceTargetSession&) = delete;
+
+  // Octets from the suite, in stream order, cut anywhere. Whatever the target
+  // sends in response is appended to `out`. After the target closed its
+  // side, input is still consumed (a faulty target may keep placing, see
+  // keep-placing-after-terminate) but nothing more is appended.
+  void OnBytes(wire::ByteSpan in, wire::Bytes& out);
+  // The suite closed its side (FIN): the target closes too.
+  void OnPeerClosed(wire::Bytes& out);
+  // The suite reset the connection: everything is discarded.
+  void OnPeerReset();
+
+  // The target has closed (or wants to close) its sending side: send what
+  // was appended to `out`, then FIN.
+  bool wants_close() const { return phase_ == SessionPhase::kClosed; }
+  // Both sides are done: the connection can be released.
+  bool closed() const { return wants_close() && peer_closed_; }
+  SessionPhase phase() const { return phase_; }
+  CloseReason close_reason() const { return close_reason_; }
+  uint32_t connection_serial() const { return serial_; }
+
+  // Set once the Request was accepted.
+  const std::optional<wire::MpaStartupFrame>& request() const { return request_; }
+  const std::optional<wire::MpaStartupFrame>& reply() const { return reply_; }
+  const std::optional<wire::Advertisement>& advertisement() const { return advertisement_; }
+  bool keep_memory_requested() const { return keep_memory_; }
+  // The endpoint (nullptr before the Request was accepted), e.g. to peek
+  // memory in tests. Mutating it bypasses the session.
+  const model::RdmapEndpoint* endpoint() const { return endpoint_ ? &*endpoint_ : nullptr; }
+  model::RdmapEndpoint* endpoint() { return endpoint_ ? &*endpoint_ : nullptr; }
+  // Octets of a registered region (empty if unknown, out of range or before startup).
+  std::span<const uint8_t> PeekMemory(uint32_t stag, uint64_t tagged_offset,
+                                      std::size_t length) const;
+  uint32_t events_sent() const { return events_sent_; }
+  // Octets held for reassembly (the partial Request, a partial FPDU): bounded
+  // by 20 + 512 and by max_inbound_ulpdu plus its framing, whatever arrives.
+  std::size_t buffered() const;
+  // One line for serve's per-connection log.
+  std::string log_line() const;
+
+ private:
+  void FeedStartup(wire::ByteSpan& in, wire::Bytes& out);
+  bool Accept(const wire::MpaStartupFrame& request, wire::Bytes& out);
+  std::optional<wire::EnhancedIrdOrd> NegotiateEnhanced(const wire::EnhancedIrdOrd& req);
+  void SetUpEndpoint(uint8_t version);
+  bool BuildAdvertisement(wire::Advertisement& adv) const;
+  void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
+  void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
+  void Drain(wire::Bytes& out);
+  void ReportEvents(wire::Bytes& out);
+  void FrameSegments(const model::Reactions& r, wire::Bytes& out);
+  void NoteOutcome();
+  void Close(CloseReason reason);
+  void Finish();
+
+  ReferenceTarget& target_;
+  const ReferenceTargetConfig& config_;
+  const uint32_t serial_;
+  SessionPhase phase_ = SessionPhase::kAwaitingRequest;
+  CloseReason close_reason_ = CloseReason::kNone;
+  bool peer_closed_ = false;
+  wire::Bytes startup_;  // the Request so far (<= 20 + 512 octets)
+  std::optional<wire::MpaStartupFrame> request_;
+  std::optional<wire::MpaStartupFrame> reply_;
+  std::optional<wire::Advertisement> advertisement_;
+  bool keep_memory_ = false;
+  uint32_t case_hash_ = 0;
+  bool crc_ = true;
+  bool markers_in_ = false;    // suite -> target (the Reply's M)
+  bool markers_out_ = false;   // target -> suite (the Request's M)
+  bool send_rtr_offered_ = false;
+  uint16_t ird_ = 0;
+  uint16_t ord_ = 0;
+  std::optional<wire::MpaDeframer> deframer_;
+  std::optional<wire::MarkerInserter> inserter_;
+  std::optional<model::RdmapEndpoint> endpoint_;
+  model::Reactions reactions_;
+  model::Reactions posted_;
+  wire::Bytes record_;
+  std::optional<wire::DecodeError> llp_error_;
+  std::optional<wire::PreviousOutcome> outcome_;
+  uint32_t events_sent_ = 0;
+  uint32_t completion_errors_ = 0;
+  uint64_t octets_in_ = 0;
+  uint64_t octets_out_ = 0;
+  uint64_t fpdus_in_ = 0;
+  uint64_t fpdus_out_ = 0;
+  std::string detail_;  // why it closed, for log_line
+};
+
+}  // namespace rdmapct::targets
