@@ -40,6 +40,57 @@ bool HeaderDue(const DdpSegmentHeader& h, const OpcodeInfo* info) {
          info->header != HeaderKind::kNone;
 }
 
+// Every decoded field sits where the RFC figure puts it (offsets written
+// from RFC 5041 Figures 4-5, RFC 5040 Figure 6, RFC 7306 Figures 4/6 and
+// COMMIT §3.1): a round trip alone would not notice a field swap made
+// symmetrically in the decoder and the encoder.
+void CheckFieldOffsets(const RdmapMessageView& v, ByteSpan in) {
+  const DdpSegmentHeader& h = v.ddp.header;
+  const uint8_t* p = in.data();
+  FUZZ_CHECK(h.rsvd_ulp0 == p[1]);
+  if (h.tagged) {
+    FUZZ_CHECK(h.stag == LoadBe32(p + 2) && h.tagged_offset == LoadBe64(p + 6));
+  } else {
+    FUZZ_CHECK(h.invalidate_stag == LoadBe32(p + 2) && h.queue_number == LoadBe32(p + 6));
+    FUZZ_CHECK(h.msn == LoadBe32(p + 10) && h.message_offset == LoadBe32(p + 14));
+  }
+  const uint8_t* r = p + v.ddp.payload_offset;   // first RDMAP header octet
+  if (const auto* x = std::get_if<ReadRequestHeader>(&v.header)) {
+    FUZZ_CHECK(x->sink_stag == LoadBe32(r) && x->sink_tagged_offset == LoadBe64(r + 4));
+    FUZZ_CHECK(x->read_message_size == LoadBe32(r + 12) && x->source_stag == LoadBe32(r + 16));
+    FUZZ_CHECK(x->source_tagged_offset == LoadBe64(r + 20));
+  } else if (const auto* x = std::get_if<ImmediateDataHeader>(&v.header)) {
+    FUZZ_CHECK(x->immediate_data == LoadBe64(r));
+  } else if (const auto* x = std::get_if<AtomicRequestHeader>(&v.header)) {
+    FUZZ_CHECK(x->reserved == LoadBe32(r) >> 4 && x->atomic_opcode == (r[3] & 0xF));
+    FUZZ_CHECK(x->request_identifier == LoadBe32(r + 4) && x->remote_stag == LoadBe32(r + 8));
+    FUZZ_CHECK(x->remote_tagged_offset == LoadBe64(r + 12) && x->add_or_swap_data == LoadBe64(r + 20));
+    FUZZ_CHECK(x->add_or_swap_mask == LoadBe64(r + 28) && x->compare_data == LoadBe64(r + 36));
+    FUZZ_CHECK(x->compare_mask == LoadBe64(r + 44));
+  } else if (const auto* x = std::get_if<AtomicResponseHeader>(&v.header)) {
+    FUZZ_CHECK(x->original_request_identifier == LoadBe32(r));
+    FUZZ_CHECK(x->original_remote_data_value == LoadBe64(r + 4));
+  } else if (const auto* x = std::get_if<FlushRequestHeader>(&v.header)) {
+    FUZZ_CHECK(x->data_sink_stag == LoadBe32(r) && x->data_sink_length == LoadBe32(r + 4));
+    FUZZ_CHECK(x->data_sink_tagged_offset == LoadBe64(r + 8) && x->flush_disposition_flags == LoadBe32(r + 16));
+  } else if (const auto* x = std::get_if<VerifyRequestHeader>(&v.header)) {
+    FUZZ_CHECK(x->data_sink_stag == LoadBe32(r) && x->data_sink_length == LoadBe32(r + 4));
+    FUZZ_CHECK(x->data_sink_tagged_offset == LoadBe64(r + 8));
+    FUZZ_CHECK(x->hash_value.data() == r + 16 && x->hash_value.size() == in.size() - v.ddp.payload_offset - 16);
+  } else if (const auto* x = std::get_if<VerifyResponseHeader>(&v.header)) {
+    FUZZ_CHECK(x->hash_value.data() == r && x->hash_value.size() == in.size() - v.ddp.payload_offset);
+  } else if (const auto* x = std::get_if<AtomicWriteRequestHeader>(&v.header)) {
+    FUZZ_CHECK(x->data_sink_stag == LoadBe32(r) && x->data_sink_length == LoadBe32(r + 4));
+    FUZZ_CHECK(x->data_sink_tagged_offset == LoadBe64(r + 8) && x->data == LoadBe64(r + 16));
+  } else if (const auto* x = std::get_if<TerminateHeader>(&v.header)) {
+    // Layer(4) EType(4) | Error Code(8) | M D R | Reserved(13), RFC 5040 Figure 7.
+    FUZZ_CHECK(x->code.layer == r[0] >> 4 && x->code.error_type == (r[0] & 0xF) && x->code.error_code == r[1]);
+    FUZZ_CHECK(x->m == ((r[2] & 0x80) != 0) && x->d == ((r[2] & 0x40) != 0) && x->r == ((r[2] & 0x20) != 0));
+    FUZZ_CHECK(x->reserved == (LoadBe16(r + 2) & 0x1FFF));
+    if (x->has_segment_length) FUZZ_CHECK(x->ddp_segment_length == LoadBe16(r + 4));
+  }
+}
+
 void CheckView(const RdmapMessageView& v, ByteSpan in, Profile p, const DdpSegmentView& ddp) {
   FUZZ_CHECK(v.ddp.header == ddp.header);
   FUZZ_CHECK(v.ctrl == DecodeRdmapControl(in[1], p));
@@ -84,6 +135,7 @@ const OpcodeInfo* CheckProfile(ByteSpan in, Profile p, const Result<DdpSegmentVi
   FUZZ_CHECK(ddp.ok());
   const RdmapMessageView& v = *r;
   CheckView(v, in, p, *ddp);
+  CheckFieldOffsets(v, in);
   FUZZ_CHECK(shifted->ulp_payload_offset == v.ulp_payload_offset + kBase);
   FUZZ_CHECK(shifted->ddp.header_offset == kBase);
 

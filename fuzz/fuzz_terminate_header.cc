@@ -86,6 +86,27 @@ void CheckDecoded(const TerminateHeader& h, ByteSpan in) {
     FUZZ_CHECK(in.size() != area_bit_len);
   }
   FUZZ_CHECK(h.reserved <= 0x1FFF && h.code.layer <= 0xF && h.code.error_type <= 0xF);
+  // Fields where RFC 5040 Figures 7-8 put them (not only a round trip).
+  FUZZ_CHECK(h.code.layer == in[0] >> 4 && h.code.error_type == (in[0] & 0xF) && h.code.error_code == in[1]);
+  FUZZ_CHECK(h.m == ((in[2] & 0x80) != 0) && h.d == ((in[2] & 0x40) != 0) && h.r == ((in[2] & 0x20) != 0));
+  const bool fixed = h.form == TerminateForm::kFixed;
+  if (h.has_segment_length) FUZZ_CHECK(h.ddp_segment_length == LoadBe16(in.data() + 4));
+  if (h.has_ddp_header) {
+    const uint8_t* e = in.data() + 6;
+    const DdpSegmentHeader& t = h.terminated_ddp_header;
+    FUZZ_CHECK(EncodeDdpControl(t.tagged, t.last, t.rsvd, t.ddp_version) == e[0] && t.rsvd_ulp0 == e[1]);
+    FUZZ_CHECK(t.tagged ? t.stag == LoadBe32(e + 2) && t.tagged_offset == LoadBe64(e + 6)
+                        : t.queue_number == LoadBe32(e + 6) && t.msn == LoadBe32(e + 10) &&
+                              t.message_offset == LoadBe32(e + 14));
+    if (fixed && t.tagged) FUZZ_CHECK(h.fixed_ddp_area_tail == LoadBe32(e + 14));
+  }
+  if (h.has_rdma_header) {
+    const std::size_t at = fixed ? 24 : kTerminateControlLength + (h.has_segment_length ? 2 : 0) +
+                                            (h.has_ddp_header ? ddp_len : 0);
+    const ReadRequestHeader& x = h.terminated_rdma_header;
+    FUZZ_CHECK(x.sink_stag == LoadBe32(in.data() + at) && x.source_tagged_offset == LoadBe64(in.data() + at + 20));
+    FUZZ_CHECK(x.read_message_size == LoadBe32(in.data() + at + 12));
+  }
 
   Bytes& enc = Scratch();
   EncodeTerminateHeader(h, enc);
