@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "reference/wire/ddp_segmentation.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/mpa_markers.h"
@@ -484,6 +485,51 @@ void ReassemblySeeds(Corpus& c) {
 }
 
 // ---------------------------------------------------------------------------
+// fuzz_mpa_fpdu: CRC flag, split octet, one FPDU (+ trailing octets).
+
+void FpduSeeds(Corpus& c) {
+  const std::string dir = "fuzz_mpa_fpdu";
+  auto input = [](bool crc, uint8_t split, const Bytes& fpdu) {
+    Bytes b{static_cast<uint8_t>(crc ? 1 : 0), split};
+    b.insert(b.end(), fpdu.begin(), fpdu.end());
+    return b;
+  };
+  const std::vector<Message> all = EveryOpcode();
+  for (std::size_t i = 0; i < all.size(); i += 3) {
+    Add(c, dir, all[i].name, input(true, static_cast<uint8_t>(7 * i), EncodeFpdu(all[i].octets)));
+  }
+  Add(c, dir, "empty_ulpdu", input(true, 1, EncodeFpdu({})));
+  Add(c, dir, "no_crc_zero_field", input(false, 2, EncodeFpdu(all[3].octets, {.crc_enabled = false})));
+  Add(c, dir, "bad_crc", input(true, 3, EncodeFpdu(all[3].octets, {.crc_xor = 0x80000000u})));
+  Add(c, dir, "nonzero_pad", input(true, 4, EncodeFpdu(Filler(13, 8), {.pad_octet = 0xA5})));
+  Bytes two = EncodeFpdu(all[0].octets);
+  AppendFpdu(two, all[1].octets);
+  Add(c, dir, "two_fpdus", input(true, 200, two));
+  Bytes cut = EncodeFpdu(Filler(600, 9));
+  cut.resize(300);
+  Add(c, dir, "truncated", input(true, 5, cut));
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_hex: text.
+
+Bytes Text(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+void HexSeeds(Corpus& c) {
+  const std::string dir = "fuzz_hex";
+  const std::vector<Message> all = EveryOpcode();
+  Add(c, dir, "send_lines", Text(FormatHexLines(all[3].octets)));
+  Add(c, dir, "read_request_8_per_line", Text(FormatHexLines(all[1].octets, 8)));
+  Add(c, dir, "commented",
+      Text("# MPA Request\n4d50 4120 4944 2052 6571 2046 7261 6d65  # key\r\n0x40 0x01 00 00\n\n# end\n"));
+  Add(c, dir, "split_across_tokens", Text("4d5 0\t41\n20\n"));
+  Add(c, dir, "odd_digits", Text("41 43 0\n"));
+  Add(c, dir, "odd_line_even_total", Text("4\nd5\n0\n"));
+  Add(c, dir, "invalid_digit", Text("41 4g\n"));
+  Add(c, dir, "dangling_0x", Text("00 0x\n"));
+}
+
+// ---------------------------------------------------------------------------
 
 bool WriteCorpus(const Corpus& c, const fs::path& out) {
   std::error_code ec;
@@ -556,6 +602,8 @@ int main(int argc, char** argv) {
   TestUlpSeeds(c);
   DeframerSeeds(c);
   ReassemblySeeds(c);
+  FpduSeeds(c);
+  HexSeeds(c);
   if (!WriteCorpus(c, argv[1])) return 1;
   std::size_t files = 0, octets = 0;
   for (const auto& [dir, seeds] : c) {
