@@ -151,7 +151,8 @@ TEST_F(SendTest, RsvdUlpOfMoZeroSegmentIsUsed) {
 TEST_F(SendTest, InvalidateFieldOfPlainSendIgnored) {
   p.ep.PostReceive(64);
   p.ep.resources().AddRegion(0x10, 0, 8, kAllAccess, kStream);
-  auto s = SendSeg(1, Pattern(4));
+  const Bytes data = Pattern(4);  // the segment's payload span points here
+  auto s = SendSeg(1, data);
   s.ddp.invalidate_stag = 0x10;
   const auto& r = p.Feed(s);
   ASSERT_EQ(r.events().size(), 1u);
