@@ -20,9 +20,6 @@ using namespace testing;  // NOLINT
 ViolationKind FirstKind(const Reactions& r) {
   return r.violations().empty() ? ViolationKind::kCount : r.violations()[0].kind;
 }
-ViolationKind FirstKind(const std::optional<Violation>& v) {
-  return v ? v->kind : ViolationKind::kCount;
-}
 
 constexpr uint32_t kStag = 0x5A01;
 constexpr uint64_t kBase = 0x7000;  // 64-bit aligned; object offset 0
@@ -58,7 +55,9 @@ Bytes LeOctets(uint64_t v) {
 }
 
 // The Atomic Response the endpoint sent: an untagged DDP segment on QN 3
-// (RFC 7306 §5.2.2 items 2-3) carrying Figure 6 and nothing else.
+// (RFC 7306 §5.2.2 items 2-3) carrying Figure 6 and nothing else: T=0 and
+// opcode 1011b (R7306-5.2-01 R7306-5.2-05 R7306-4.1-T04 R7306-4.2-T04), RV=01b
+// (R7306-4.1-01), Invalidate STag zero (R7306-4.1-03).
 struct AtomicReply {
   uint32_t id = 0;
   uint64_t original = 0;
@@ -121,7 +120,8 @@ struct AtomicTest : ::testing::Test {
 // --- FetchAdd (RFC 7306 §5.1.1) -------------------------------------------------
 
 // R7306-5.1.1-01 R7306-5.2.1-S8 R7306-5.2.2-01 R7306-5.2.2-02 R7306-5.2.2-03 R7306-5-07
-// R7306-5.2-04 R7306-5.2.2-S2 R7306-5.2.2-S3: the response echoes the Request
+// R7306-5.2-04 R7306-5.2.2-S2 R7306-5.2.2-S3 R7306-5.2.1-05 R7306-5.2.1-01 R7306-5.2.1-09
+// R7306-5.2.1-T01 R7306-5.1.1-08: the response echoes the Request
 // Identifier and returns the value before the add; memory holds the sum.
 TEST_F(AtomicTest, FetchAddReturnsOriginalAndStoresSum) {
   SetMemory(kBase + 8, LeOctets(0x10));
@@ -143,7 +143,8 @@ TEST_F(AtomicTest, FetchAddMaskZeroIsPlain64BitAddThatWraps) {
   EXPECT_EQ(Memory(kBase, 8), LeOctets(0x0000000100000000));  // carry crosses bit 31
 }
 
-// R7306-5.1.1-01: a set Add Mask bit is the top bit of a field; its carry is dropped.
+// R7306-5.1.1-01 R7306-5.2.1-10: a set Add Mask bit is the top bit of a field;
+// its carry is dropped.
 TEST_F(AtomicTest, FetchAddMaskSplitsIntoIndependentFields) {
   struct Case {
     uint64_t original, add, mask, expect;
@@ -203,7 +204,8 @@ TEST_F(AtomicTest, FetchAddIgnoresReservedAndCompareFields) {
 
 // --- CmpSwap (RFC 7306 §5.1.2) -----------------------------------------------------
 
-// R7306-5.1.2-01 R7306-5.1.2-02: full-mask match swaps in the Swap Data.
+// R7306-5.1.2-01 R7306-5.1.2-02 R7306-5.2.1-T02 R7306-5.2.1-09: full-mask match swaps
+// in the Swap Data.
 TEST_F(AtomicTest, CmpSwapMatchSwaps) {
   SetMemory(kBase + 8, LeOctets(0x1111222233334444));
   const AtomicReply a = Exchange(
@@ -213,8 +215,8 @@ TEST_F(AtomicTest, CmpSwapMatchSwaps) {
   EXPECT_EQ(Memory(kBase + 8, 8), LeOctets(0xAAAABBBBCCCCDDDD));
 }
 
-// R7306-5.1.2-01: only the Compare Mask bits are compared; only the Swap Mask
-// bits are replaced.
+// R7306-5.1.2-01 R7306-5.2.1-10: only the Compare Mask bits are compared; only
+// the Swap Mask bits are replaced.
 TEST_F(AtomicTest, CmpSwapMaskedCompareAndMaskedSwap) {
   SetMemory(kBase, LeOctets(0x1111222233334444));
   const AtomicReply a = Exchange(CmpSwap(1, kBase, 0x1111999999999999, 0xFFFF000000000000,
@@ -279,7 +281,8 @@ TEST(AtomicByteOrderTest, LittleAndBigEndianTargetMemory) {
 // --- alignment (RFC 7306 §5.1, §8.2) ---------------------------------------------------
 
 // R7306-8.2-04 R7306-8.2-05 R7306-5.1.1-03 R7306-5.1.1-04 R7306-5.1.1-05 R7306-5.1.2-04
-// R7306-5.1.2-05 R7306-5.1.2-06 R7306-5.1.2-07 R7306-5.2.1-08 R7306-8.1-C2: every
+// R7306-5.1.2-05 R7306-5.1.2-06 R7306-5.1.2-07 R7306-5.2.1-08 R7306-8.1-C2
+// R7306-8.1-00 R7306-8-01: every
 // misalignment 1..7 of either AOpCode: Terminate 0/2/0x07 with M=1 D=1 R=0
 // (§8.1 case 2: the RDMA header is NOT echoed), DDP Segment Length 18+52,
 // memory untouched, no Atomic Response.
@@ -350,7 +353,8 @@ TEST(AtomicAlignmentTest, AlignmentIsOfTheBufferAddressNotTheTaggedOffset) {
 
 // R7306-5.2.1-S4 R7306-5.2.1-T03: 0001b (Reserved) and every Unassigned code
 // surface an error: Terminate 0/2/0x06 (decision for C.3), M=1 D=1 R=0, no
-// execution. FetchAdd / CmpSwap are both implemented (R7306-5-03, 5.2.1-04).
+// execution. FetchAdd / CmpSwap are both implemented (R7306-5-03 R7306-5.2.1-04
+// R7306-5.2.1-T01 R7306-5.2.1-T02).
 TEST(AtomicOpcodeTest, UnsupportedAtomicOpcodesTerminate) {
   for (uint8_t aop = 0; aop < 16; ++aop) {
     Peer p{AtomicConfig()};
@@ -523,7 +527,8 @@ TEST(AtomicOrderTest, ResponsesFollowRequestOrderAcrossReadsAndAtomics) {
 }
 
 // R7306-5.2.1-S7 R7306-5.4-R8a R7306-7-T12: pipelined FetchAdd(+1) return
-// consecutive originals; a CmpSwap chain where each expects the previous swap
+// consecutive originals (no lost update: each read-modify-write completes
+// before the next request is looked at, R7306-5-01 R7306-5.3-01 R7306-5.4-R2); a CmpSwap chain where each expects the previous swap
 // value succeeds all the way.
 TEST_F(AtomicTest, PipelinedRequestsExecuteInOrder) {
   uint32_t qn3 = 1;
@@ -547,6 +552,25 @@ TEST_F(AtomicTest, WriteBeforeAtomicIsSeenByTheAtomic) {
   EXPECT_TRUE(p.Feed(wire::MakeRdmaWrite(kStag, kBase + 40, data)).violations().empty());
   EXPECT_EQ(Exchange(FetchAdd(1, kBase + 40, 2, 0)).original, 0x4242u);
   EXPECT_EQ(Memory(kBase + 40, 8), LeOctets(0x4244));
+}
+
+// R7306-5.4-R4 R7306-7-T10 R7306-7-T09 (MAY, NOTES §5.11): a Write that follows
+// an Atomic Request may be Placed before the Atomic Response is generated. The
+// model executes the atomic when it is Delivered, so the response still
+// carries the value from before the Write, while the Write is Placed at once.
+TEST(AtomicOrderTest, LaterWriteIsPlacedWhileTheAtomicResponseWaits) {
+  EndpointConfig c = AtomicConfig();
+  c.auto_respond = false;
+  Peer p{c};
+  p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
+  p.Feed(wire::MakeAtomicRequest(1, FetchAdd(1, kBase, 1, 0)));
+  const Bytes later = LeOctets(0x77);
+  EXPECT_TRUE(p.Feed(wire::MakeRdmaWrite(kStag, kBase, later)).violations().empty());
+  auto m = p.ep.PeekRegion(kStag, kBase, 8);
+  EXPECT_EQ(Bytes(m.begin(), m.end()), later);
+  p.r.Clear();
+  ASSERT_EQ(p.ep.EmitPendingResponses(10, p.r), 1u);
+  EXPECT_EQ(ExpectAtomicResponse(p.r.segments()[0], 1).original, 0u);
 }
 
 // R5040-5.4-10 R5041-7.1-03: after the Terminate nothing is executed or answered.
@@ -590,7 +614,8 @@ struct AtomicRequesterTest : ::testing::Test {
   }
 };
 
-// R7306-5.2.2-S6 R7306-5.4-R7 R7306-5-08 R7306-5.2.1-S6: each response completes
+// R7306-5.2.2-S6 R7306-5.4-R7 R7306-5-08 R7306-5.2.1-S6 R7306-5.2.2-S1: each
+// response (travelling back from the responder) completes
 // the request it answers, in order, with the Original Remote Data Value.
 TEST_F(AtomicRequesterTest, ResponsesCompleteOutstandingAtomicsInOrder) {
   const Bytes q1 = Post(FetchAdd(0x11, kBase, 5, 0));

@@ -49,8 +49,9 @@ wire::AtomicWriteRequestHeader AtomicWrite(uint64_t to, uint64_t data, uint32_t 
 const Bytes kCheckString = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
 const Bytes kCheckHash = {0xE3, 0x06, 0x92, 0x83};
 
-// A QN 3 response of this endpoint: T=0 L=1 DV=1, RV=01b with the 5-bit
-// opcode (COMMIT §3.1), Invalidate STag 0, QN 3, `msn`, MO 0, then `payload`.
+// A QN 3 response of this endpoint: T=0 L=1 DV=1 (RCOMMIT-3.1-02 RCOMMIT-3.1-08),
+// RV=01b (RCOMMIT-1-01 RCOMMIT-3.1-03) with the 5-bit opcode (COMMIT §3.1),
+// Invalidate STag 0 (RCOMMIT-3.1-05), QN 3, `msn`, MO 0, then `payload`.
 void ExpectQn3Response(const Bytes& seg, Opcode op, uint32_t msn, const Bytes& payload) {
   ASSERT_EQ(seg.size(), 18u + payload.size());
   EXPECT_EQ(seg[0], 0x41);
@@ -96,7 +97,8 @@ struct CommitTest : ::testing::Test {
     ExpectQn3Response(r.segments()[0], op, qn3, payload);
     EXPECT_TRUE(r.events().empty());  // processed by RDMAP, not Delivered to the ULP
   }
-  // Expects `seg` to be refused with this code, M=1 D=1 R=0 (COMMIT §5.1 case 2).
+  // Expects `seg` to be refused with this code, M=1 D=1 R=0 (COMMIT §5.1 case 2),
+  // and the local ULP told (RCOMMIT-5.1-04).
   void ExpectRefused(const Bytes& seg, uint8_t layer, uint8_t etype, uint8_t code,
                      ViolationKind kind) {
     const Reactions& r = p.Feed(seg);
@@ -105,6 +107,9 @@ struct CommitTest : ::testing::Test {
     ASSERT_EQ(r.violations().size(), 1u);
     EXPECT_EQ(FirstKind(r), kind);
     EXPECT_EQ(p.ep.state(), StreamState::kTerminateSent);
+    ASSERT_EQ(r.events().size(), 1u);
+    EXPECT_EQ(r.events()[0].kind, UlpEventKind::kError);
+    EXPECT_EQ(r.events()[0].violation, kind);
   }
 };
 
@@ -162,7 +167,8 @@ TEST(FlushFlagsTest, FaultFlushIgnoreFlagsAnswersFlagsZero) {
   ExpectQn3Response(r.segments()[0], Opcode::kFlushResponse, 1, {});
 }
 
-// RCOMMIT-3.1.1-01 RCOMMIT-3.1.1.3-01 RCOMMIT-3.2.2-01 RCOMMIT-2.1-04: a Flush
+// RCOMMIT-3.1.1-01 RCOMMIT-3.1.1.3-01 RCOMMIT-3.2.2-01 RCOMMIT-2.1-04 RCOMMIT-2.1-01
+// RCOMMIT-3.1.1.3-08: a Flush
 // queued behind a Read Request is answered after the Read Response (one
 // response queue, request order); both held one IRD slot each.
 TEST(CommitOrderTest, FlushResponseFollowsEarlierReadResponse) {
@@ -183,7 +189,8 @@ TEST(CommitOrderTest, FlushResponseFollowsEarlierReadResponse) {
 // --- RDMA Verify -------------------------------------------------------------------------
 
 // RCOMMIT-3.1.2-01 RCOMMIT-3.1.2-03 RCOMMIT-2.3-01 RCOMMIT-3.1.2.2-01 RCOMMIT-3.1-T04
-// RCOMMIT-3.1-T10: without a Hash Value the response carries the computed hash,
+// RCOMMIT-3.1-T10 RCOMMIT-3.1.2.3-03 RCOMMIT-3.1.2.1-02: without a Hash Value (a
+// 16-octet request) the response carries the computed hash,
 // CRC-32C big-endian (decision): "123456789" -> E3 06 92 83.
 TEST_F(CommitTest, VerifyWithoutHashReturnsTheCrc32cOfTheRange) {
   EXPECT_TRUE(p.Feed(wire::MakeRdmaWrite(kStag, kBase + 5, kCheckString)).violations().empty());
@@ -218,7 +225,8 @@ TEST(VerifyHashTest, MismatchTerminatesWithoutResponse) {
   }
 }
 
-// RCOMMIT-3.1.2-01 RCOMMIT-3.1.2.3-04 RCOMMIT-3.1.1-03: Write, Flush, Verify:
+// RCOMMIT-3.1.2-01 RCOMMIT-3.1.2.3-04 RCOMMIT-3.1.1-03 RCOMMIT-3.1.2.3-01
+// RCOMMIT-3.1.2.3-05: Write, Flush, Verify:
 // the hash covers the written data and the responses come in request order.
 TEST_F(CommitTest, WriteFlushVerifyInOrder) {
   p.Feed(wire::MakeRdmaWrite(kStag, kBase + 32, kCheckString));
@@ -229,7 +237,7 @@ TEST_F(CommitTest, WriteFlushVerifyInOrder) {
 // --- Atomic Write ---------------------------------------------------------------------------
 
 // RCOMMIT-3.1.3-03 RCOMMIT-3.1.3.1-06 RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.3.2-02 RCOMMIT-3.1-T06
-// RCOMMIT-3.1-T12 (NOTES D.10): the 8 Data octets are stored as on the wire
+// RCOMMIT-3.1-T12 RCOMMIT-3.1.3.1-02 (NOTES D.10): the 8 Data octets are stored as on the wire
 // (decision), nothing around them changes, and an empty response (opcode
 // 10001b) follows.
 TEST_F(CommitTest, AtomicWritePlacesTheEightDataOctets) {
@@ -364,7 +372,8 @@ uint8_t RightOf(Op op) {
 }
 
 // RCOMMIT-5.2-02 RCOMMIT-7-01 RCOMMIT-2.4-01 RCOMMIT-2.1-03 RCOMMIT-3.1.1-02
-// RCOMMIT-3.1.2-02 RCOMMIT-3.1.3-02 RCOMMIT-5.1-C2: invalid / invalidated STag
+// RCOMMIT-3.1.2-02 RCOMMIT-3.1.3-02 RCOMMIT-5.1-C2 RCOMMIT-5.1-00 RCOMMIT-5-01
+// RCOMMIT-3.1.1.2-04: invalid / invalidated STag
 // 0/1/0x00, other stream 0/1/0x03, missing right 0/1/0x02, outside the region
 // 0/1/0x01, TO + length wrapping 0/1/0x04; R=0; nothing placed or answered.
 TEST(CommitTargetTest, TargetErrorsTerminateWithRemoteProtectionCodes) {
@@ -559,7 +568,8 @@ struct CommitRequesterTest : ::testing::Test {
   }
 };
 
-// RCOMMIT-3.1-07 RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.2.1-01 RCOMMIT-3.1.3.1-01 (NOTES C.8,
+// RCOMMIT-3.1-07 RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.2.1-01 RCOMMIT-3.1.3.1-01 RCOMMIT-3.1.1.3-02
+// RCOMMIT-3.1.2.3-02 (NOTES C.8,
 // E): Atomic, Flush, Verify and Atomic Write Requests share QN1 MSNs 1-4; the
 // four QN3 responses complete them in order with the right events.
 TEST_F(CommitRequesterTest, ResponsesCompleteTheRequestsInOrder) {
