@@ -326,6 +326,28 @@ TEST(AtomicFaultTest, ExecuteMisalignedAtomicModifiesMemory) {
   EXPECT_EQ(Bytes(m.begin(), m.end()), (Bytes{0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
 }
 
+// Fault skip-bounds-check (R5041-7.1-G4 by analogy, NOTES C.4): an atomic whose
+// word runs 4 octets past the region is executed on the octets the memory
+// object has instead of being refused with 0/1/0x01.
+TEST(AtomicFaultTest, SkipBoundsCheckExecutesOnTheClippedWord) {
+  for (bool faulty : {false, true}) {
+    EndpointConfig c = AtomicConfig();
+    if (faulty) c.faults.Add(Fault::kSkipBoundsCheck);
+    Peer p{c};
+    p.ep.resources().AddRegion(kStag, kBase, 68, kAllAccess, kStream);  // object of 68 octets
+    const auto& r = p.Feed(wire::MakeAtomicRequest(1, FetchAdd(1, kBase + 64, 0x01010101, 0)));
+    auto tail = p.ep.PeekRegion(kStag, kBase + 64, 4);
+    if (!faulty) {
+      ExpectSingleTerminate(r, 0, 1, 0x01);
+      EXPECT_EQ(Bytes(tail.begin(), tail.end()), Bytes(4, 0));
+      continue;
+    }
+    ASSERT_EQ(r.segments().size(), 1u);
+    EXPECT_EQ(ExpectAtomicResponse(r.segments()[0], 1).original, 0u);
+    EXPECT_EQ(Bytes(tail.begin(), tail.end()), Bytes(4, 1));
+  }
+}
+
 // R7306-5.2.1-07 R7306-5.2.1-08: alignment is that of the ULP Buffer address,
 // not of the TO. A region whose base TO 0x1003 lies at object offset 5: TO
 // 0x1006 is address 8 (aligned, accepted), TO 0x1008 is address 10 (rejected).

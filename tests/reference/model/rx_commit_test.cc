@@ -316,6 +316,30 @@ TEST(AtomicWriteAlignmentTest, EveryMisalignmentTerminatesWithoutPlacing) {
   }
 }
 
+// Fault skip-bounds-check: an Atomic Write running 4 octets past the region
+// is Placed on what the memory object holds instead of refused (0/1/0x01);
+// a Verify over the same range hashes the clipped octets.
+TEST(AtomicWriteFaultTest, SkipBoundsCheckPlacesTheClippedOctets) {
+  for (bool faulty : {false, true}) {
+    EndpointConfig c = CommitConfig();
+    if (faulty) c.faults.Add(Fault::kSkipBoundsCheck);
+    Peer p{c};
+    p.ep.resources().AddRegion(kStag, kBase, 68, kAllAccess, kStream);
+    const auto& r = p.Feed(wire::MakeAtomicWriteRequest(1, AtomicWrite(kBase + 64, ~uint64_t{0})));
+    auto tail = p.ep.PeekRegion(kStag, kBase + 64, 4);
+    if (!faulty) {
+      ExpectSingleTerminate(r, 0, 1, 0x01);
+      EXPECT_EQ(Bytes(tail.begin(), tail.end()), Bytes(4, 0));
+      continue;
+    }
+    EXPECT_EQ(r.segments().size(), 1u);
+    EXPECT_EQ(Bytes(tail.begin(), tail.end()), Bytes(4, 0xFF));
+    const auto& v = p.Feed(wire::MakeVerifyRequest(2, Verify(kBase + 64, 1000)));
+    ASSERT_EQ(v.segments().size(), 1u);
+    EXPECT_EQ(v.segments()[0].size(), 18u + 4u);
+  }
+}
+
 // RCOMMIT-3.1.3.1-08: an Atomic Write is never Placed before every earlier
 // Flush completed successfully. A failed Flush ends the stream, so the Atomic
 // Write behind it is not Placed (nor answered). The fault
