@@ -358,7 +358,8 @@ TEST(DecodeMpaStream, UndecodableSegmentNamesTheRdmapField) {
 
 // An opcode the profile does not define is a decoded frame, not an error.
 TEST(DecodeMpaStream, UnknownOpcodeIsShownNotFatal) {
-  RdmapSegment seg = MakeSend(Opcode::kSend, 1, Bytes(4, 0));
+  const Bytes payload(4, 0);
+  RdmapSegment seg = MakeSend(Opcode::kSend, 1, payload);
   seg.ddp.rsvd_ulp0 = 0x48;   // Immediate Data under rfc7306, undefined under rfc5040
   const Bytes stream = EncodeFpdu(EncodeSegment(seg));
   Recorder r;
