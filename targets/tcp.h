@@ -1,0 +1,81 @@
+// The TCP client transport: the suite (MPA Initiator) connects to a target
+// that listens on TCP, e.g. `rdmapct serve` or a test ULP on a real RNIC.
+//
+// Every wait is bounded: connect by the Connect() timeout, Write by
+// TcpOptions::write_timeout, Read by its own timeout. The socket is
+// non-blocking throughout and waits use poll(). TCP_NODELAY is set so each
+// Write leaves as soon as possible (one write boundary per call).
+//
+// Statuses: recv() == 0 (the peer's FIN) -> kClosed, sticky; ECONNRESET ->
+// kReset, sticky; EPIPE on send -> kClosed. Abort() closes with SO_LINGER 0,
+// which makes the kernel send a RST.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "targets/transport.h"
+
+namespace rdmapct::targets {
+
+struct TcpOptions {
+  std::chrono::milliseconds write_timeout{10000};
+};
+
+class TcpTransport : public Transport {
+ public:
+  // Takes ownership of the connected, non-blocking socket `fd`.
+  TcpTransport(int fd, std::string peer, TcpOptions options);
+  ~TcpTransport() override;
+  TcpTransport(const TcpTransport&) = delete;
+  TcpTransport& operator=(const TcpTransport&) = delete;
+
+  // kOk once every octet is handed to the kernel; kTimeout if the peer's
+  // window stayed closed for write_timeout (last_error says how many octets
+  // went out, the stream is then unusable); kClosed / kReset / kError.
+  IoStatus Write(wire::ByteSpan bytes) override;
+  IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
+                std::chrono::milliseconds timeout) override;
+  void ShutdownWrite() override;
+  void Abort() override;
+  std::string last_error() const override { return last_error_; }
+  std::string peer() const override { return peer_; }
+
+ private:
+  IoStatus Fail(const char* call, int err);
+
+  int fd_;
+  std::string peer_;
+  TcpOptions options_;
+  std::string last_error_;
+  bool fin_received_ = false;
+  bool reset_ = false;
+};
+
+class TcpConnector : public TargetConnector {
+ public:
+  // `host_port`: "HOST:PORT", "[IPv6]:PORT". Checks the syntax only; names
+  // are resolved (getaddrinfo, IPv4 and IPv6) at every Connect().
+  static std::unique_ptr<TcpConnector> Create(std::string_view host_port, TcpOptions options,
+                                              std::string& error);
+
+  // Tries every address getaddrinfo gives, each with a non-blocking connect
+  // bounded by what is left of `timeout`.
+  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout,
+                                     std::string& error) override;
+  std::string Describe() const override;  // "tcp://HOST:PORT"
+
+ private:
+  TcpConnector(std::string host, std::string port, TcpOptions options);
+  std::string host_;
+  std::string port_;
+  TcpOptions options_;
+};
+
+// "host:port" or "[v6addr]:port" -> host, port; false with a reason.
+bool SplitHostPort(std::string_view host_port, std::string& host, std::string& port,
+                   std::string& error);
+
+}  // namespace rdmapct::targets
