@@ -145,7 +145,7 @@ void RdmapEndpoint::OnAtomicRequest(const RxSegment& rx, Reactions& out) {
               out)) {
     return;
   }
-  MemoryRegion& region = *resources_.FindRegion(req->remote_stag);
+  const MemoryRegion& region = *resources_.FindRegion(req->remote_stag);
   // execute-misaligned-atomic: the alignment rule is skipped.
   if (!f.Has(Fault::kExecuteMisalignedAtomic) &&
       RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicMisaligned,

@@ -178,7 +178,7 @@ void RdmapEndpoint::OnAtomicWriteRequest(const RxSegment& rx, Reactions& out) {
               out)) {
     return;
   }
-  MemoryRegion& region = *resources_.FindRegion(req->data_sink_stag);
+  const MemoryRegion& region = *resources_.FindRegion(req->data_sink_stag);
   if (RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicWriteMisaligned,
                                        "RCOMMIT-3.1.3.1-04"),
               out) ||
