@@ -25,6 +25,8 @@ constexpr const char* kDecodeHelp =
     "single direction cannot tell: the peer's Request/Reply decides). Without a\n"
     "handshake the stream must start at the first FPDU of Full Operation (where the\n"
     "first Marker sits). --handshake auto detects the \"MPA ID Re\" key prefix.\n"
+    "An opcode the --profile does not define is shown as \"Unknown opcode\", not an\n"
+    "error. Example streams: examples/streams/*.hex (each names its decode command).\n"
     "\n"
     "Exit status: 0 all frames decoded; 1 malformed input (every frame before the\n"
     "error is printed, then one 'error: <what> at offset <n>' line on stderr; with\n"
