@@ -12,6 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -24,7 +25,13 @@
 namespace rdmapct::wire {
 namespace {
 
-constexpr std::size_t kDecodeStreamSize = 64u << 20;
+// 64 MiB; RDMAPCT_DECODE_BENCH_MIB=4 shrinks it for profiling under
+// valgrind --tool=callgrind.
+std::size_t DecodeStreamSize() {
+  const char* env = std::getenv("RDMAPCT_DECODE_BENCH_MIB");
+  const std::size_t mib = env != nullptr ? std::strtoul(env, nullptr, 10) : 0;
+  return (mib != 0 ? mib : 64) << 20;
+}
 constexpr std::size_t kMessageSize = 4096;
 
 // Appends one message, segmented at `mulpdu`, as FPDUs (with Markers if `ins`).
@@ -43,11 +50,12 @@ Bytes BuildStream(bool markers, std::size_t emss) {
   std::mt19937 rng(11);
   for (uint8_t& b : payload) b = static_cast<uint8_t>(rng());
   Bytes wire;
-  wire.reserve(kDecodeStreamSize + 3 * 8192);
+  const std::size_t size = DecodeStreamSize();
+  wire.reserve(size + 3 * 8192);
   MarkerInserter ins(0);
   uint32_t send_msn = 1, read_msn = 1;
   uint64_t to = 0;
-  while (wire.size() < kDecodeStreamSize) {
+  while (wire.size() < size) {
     const uint32_t pick = rng() % 20;
     if (pick < 9) {
       AppendMessage(wire, markers ? &ins : nullptr, MakeRdmaWrite(0x1000, to, {}).ddp, payload, mulpdu);
