@@ -112,6 +112,10 @@ void RdmapEndpoint::Dispatch(const RxSegment& rx, bool header_truncated, Reactio
   }
   if (info.queue_number == 1 && !CheckUntaggedRequest(rx, out)) return;
   if (info.queue_number == 3 && !CheckUntaggedResponse(rx, out)) return;
+  if (config_.passive && info.queue_number == 1 && info.opcode != Opcode::kRdmaReadRequest) {
+    ExpectResponse(rx, out);  // the target memory is unknown: nothing to execute
+    return;
+  }
   (this->*kRxHandlers[static_cast<std::size_t>(info.opcode)])(rx, out);
 }
 
@@ -266,6 +270,26 @@ void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
   }
   if (!config_.faults.Has(Fault::kAnswerAfterTerminate)) pending_.clear();
   out.AddViolation(v);
+}
+
+void RdmapEndpoint::RecordViolation(Violation v, Reactions& out) {
+  v.segment_index = segments_received_ == 0 ? 0 : segments_received_ - 1;
+  if (!first_violation_) first_violation_ = v;
+  out.AddViolation(v);
+}
+
+void RdmapEndpoint::ExpectResponse(const RxSegment& rx, Reactions& out) {
+  PendingResponse p;
+  p.response = rx.info->opcode == Opcode::kAtomicRequest   ? Opcode::kAtomicResponse
+               : rx.info->opcode == Opcode::kFlushRequest  ? Opcode::kFlushResponse
+               : rx.info->opcode == Opcode::kVerifyRequest ? Opcode::kVerifyResponse
+                                                           : Opcode::kAtomicWriteResponse;
+  p.extension = true;
+  p.request_segment = SegmentOf(rx);
+  if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&rx.view.header)) {
+    p.request_id = a->request_identifier;
+  }
+  QueueResponse(std::move(p), out);
 }
 
 // REQ R5041-7-01 R5044-8-02 R5040-6.2.1-01 R5040-4.8-T21

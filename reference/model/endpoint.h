@@ -51,6 +51,13 @@ struct EndpointConfig {
   // false: they queue (in request order) until EmitPendingResponses(), which
   // lets tests keep requests outstanding (IRD, ordering, mid-read failures).
   bool auto_respond = true;
+  // Passive audit of captured traffic: the endpoint's memory and receive
+  // buffers are unknown. Unregistered STags are accepted without placement,
+  // QN0 receives of unknown size are assumed for every legal MSN, and no
+  // response is generated: inbound requests wait for the responses the real
+  // endpoint sent, which ObserveTransmitted() checks. Terminates the model
+  // would send are still produced (what the audited endpoint should send).
+  bool passive = false;
   FaultSet faults;
   DecisionOptions decisions;
 };
@@ -94,6 +101,10 @@ struct PendingResponse {
   bool read_started = false;
   // QN3 responses: RDMAP header + payload, encoded when queued.
   wire::Bytes body;
+  // Passive audit: the Request Identifier an Atomic Response must echo, and
+  // the Read Response octets observed so far.
+  uint32_t request_id = 0;
+  ByteRangeSet observed;
 };
 
 class RdmapEndpoint {
@@ -106,6 +117,13 @@ class RdmapEndpoint {
   // An error the LLP (MPA) reports: CRC -> Terminate 2/0/0x02, Marker ->
   // 2/0/0x03 (M=D=R=0); any other code (connection lost, ...) -> kError.
   void OnLlpError(wire::TerminateCode code, Reactions& out);
+
+  // Passive audit: one ULPDU this endpoint's side sent. Checks it against what
+  // that side must send (header fields, MSN order, MULPDU, ORD, responses in
+  // request order matching their requests, nothing after its Terminate) and
+  // learns its outstanding requests. Findings are violations with no
+  // Terminate and no state change (except the Terminate itself).
+  void ObserveTransmitted(wire::ByteSpan ulpdu, Reactions& out);
 
   // Responses queued while auto_respond is false: sends up to `max_segments`
   // ULPDUs in request order; returns how many it sent.
@@ -198,6 +216,16 @@ class RdmapEndpoint {
   // (LLP errors, failures while serving a queued request).
   void Raise(const RxSegment& rx, Violation v, Reactions& out);
   void RaiseViolation(Violation v, Reactions& out);
+  // Latches and reports `v` only (no Terminate, no event, no state change).
+  void RecordViolation(Violation v, Reactions& out);
+  // Passive audit: an accepted QN1 request whose response the audited side owes.
+  void ExpectResponse(const RxSegment& rx, Reactions& out);
+
+  // --- passive audit of transmissions (observe_tx.cc) ---
+  bool ObserveHeaderFields(const wire::RdmapMessageView& v, Reactions& out);
+  void ObserveReadResponse(const wire::RdmapMessageView& v, Reactions& out);
+  void ObserveUntagged(const wire::RdmapMessageView& v, Reactions& out);
+  void ObserveQn3Response(const wire::RdmapMessageView& v, Reactions& out);
   // Raise(rx, *r) if r holds a violation; returns true when it did.
   bool RaiseIf(const RxSegment& rx, CheckResult r, Reactions& out);
   // Whether responses and other transmissions may still be sent.
@@ -241,6 +269,7 @@ class RdmapEndpoint {
   std::deque<OutstandingResponse> outstanding_responses_;  // requester, QN3, in order
   std::deque<PendingResponse> pending_;                // responder, in request order
   bool terminate_sent_ = false;
+  bool terminate_observed_ = false;                    // passive: the audited side's own
   uint64_t segments_received_ = 0;
   uint64_t segments_dropped_ = 0;
   wire::Bytes scratch_;                                // reused encode buffer

@@ -219,7 +219,7 @@ PendingResponse RdmapEndpoint::MakeQn3Response(const RxSegment& rx, Opcode respo
 void RdmapEndpoint::QueueResponse(PendingResponse response, Reactions& out) {
   if (!CanTransmit()) return;
   pending_.push_back(std::move(response));
-  if (config_.auto_respond) EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
+  if (config_.auto_respond && !config_.passive) EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
 }
 
 // REQ R5040-5.5-R20a R5040-5.2.2-07 R5040-5.2.1-08 R7306-5.2.2-S8 R7306-5.4-R8b
@@ -227,7 +227,7 @@ void RdmapEndpoint::QueueResponse(PendingResponse response, Reactions& out) {
 // leave in the order their requests arrived.
 std::size_t RdmapEndpoint::EmitPendingResponses(std::size_t max_segments, Reactions& out) {
   std::size_t sent = 0;
-  while (sent < max_segments && !pending_.empty() && CanTransmit()) {
+  while (sent < max_segments && !pending_.empty() && CanTransmit() && !config_.passive) {
     const std::size_t n = EmitFrontResponse(max_segments - sent, out);
     if (n == 0) break;
     sent += n;

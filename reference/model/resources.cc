@@ -135,6 +135,12 @@ uint64_t Resources::PostReceive(uint32_t size) {
   return receives_.back().receive_id;
 }
 
+uint64_t Resources::PostUnboundedReceive() {
+  const uint64_t id = PostReceive(0);
+  receives_.back().unbounded = true;
+  return id;
+}
+
 ReceiveBuffer Resources::PopReceive() {
   ReceiveBuffer b = std::move(receives_.front());
   receives_.pop_front();

@@ -71,6 +71,7 @@ struct ReceiveBuffer {
   uint32_t invalidate_stag = 0;  // RsvdULP octets 2-5
   uint64_t immediate_data = 0;   // Immediate Data messages (not placed into data)
   bool have_first_segment = false;  // MO = 0 seen
+  bool unbounded = false;        // passive audit: size unknown, nothing stored
   bool Complete() const {
     return message_length && received.CoversPrefix(*message_length) &&
            received.covered() == *message_length;
@@ -104,6 +105,8 @@ class Resources {
 
   // --- QN 0 receive buffers ---------------------------------------------------
   uint64_t PostReceive(uint32_t size);
+  // Passive audit: a buffer of unknown size (no capacity check, octets not kept).
+  uint64_t PostUnboundedReceive();
   std::size_t posted_receives() const { return receives_.size(); }
   // The i-th posted buffer (0 = the one the next expected MSN consumes).
   ReceiveBuffer* Receive(std::size_t i) { return i < receives_.size() ? &receives_[i] : nullptr; }

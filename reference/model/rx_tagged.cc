@@ -14,6 +14,7 @@ void RdmapEndpoint::OnRdmaWrite(const RxSegment& rx, Reactions& out) {
   const wire::ByteSpan payload = rx.payload();
   if (payload.empty()) return;
   const wire::DdpSegmentHeader& h = rx.ddp();
+  if (config_.passive && resources_.FindRegion(h.stag) == nullptr) return;  // unknown memory
   if (RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset,
                                     payload.size(), kRemoteWrite, kDdpPlacementErrors,
                                     config_.decisions.wrap_before_bounds, config_.faults),
@@ -47,7 +48,8 @@ bool InsideRead(const OutstandingRead& read, uint32_t stag, uint64_t to, uint64_
 void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
   const wire::DdpSegmentHeader& h = rx.ddp();
   const wire::ByteSpan payload = rx.payload();
-  if (!payload.empty() &&
+  const bool unknown = config_.passive && resources_.FindRegion(h.stag) == nullptr;
+  if (!payload.empty() && !unknown &&
       RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset,
                                     payload.size(), 0, kDdpPlacementErrors,
                                     config_.decisions.wrap_before_bounds, config_.faults),
@@ -72,12 +74,12 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
           out);
     return;
   }
-  if (!payload.empty()) {
+  if (!payload.empty() && !unknown) {
     auto dst = resources_.RegionBytes(*resources_.FindRegion(h.stag), h.tagged_offset,
                                       payload.size());
     if (!dst.empty()) std::memcpy(dst.data(), payload.data(), dst.size());
-    read.received.Insert(offset, offset + payload.size());
   }
+  if (!payload.empty()) read.received.Insert(offset, offset + payload.size());
   if (!h.last) return;
   if (read.received.covered() != read.request.read_message_size && check) {
     Raise(rx, MakeViolation(ViolationKind::kReadResponseMismatch, "R5040-5.2.2-08",

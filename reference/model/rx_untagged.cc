@@ -12,7 +12,17 @@ using wire::Opcode;
 
 // REQ R5041-7.1-U2 R5041-7.1-U5 R5040-5.3-02 R5040-5.3-12 R7306-6.3-02 R5041-4.3-08
 // The legal MSNs are those of the posted buffers: [expected, expected + posted).
+// Passive audit: receives of unknown size are assumed for the next
+// kPassiveWindow MSNs.
+constexpr uint32_t kPassiveWindow = 1024;
+
 ReceiveBuffer* RdmapEndpoint::ClaimReceive(const RxSegment& rx, Reactions& out) {
+  if (config_.passive) {
+    const uint32_t distance = rx.ddp().msn - expected_msn_[0];
+    while (distance < kPassiveWindow && resources_.posted_receives() <= distance) {
+      resources_.PostUnboundedReceive();
+    }
+  }
   const uint32_t posted = static_cast<uint32_t>(resources_.posted_receives());
   if (RaiseIf(rx, CheckMsn(rx.ddp().msn, expected_msn_[0], posted, 0, config_.faults), out)) {
     return nullptr;
@@ -36,7 +46,8 @@ void RdmapEndpoint::OnSend(const RxSegment& rx, Reactions& out) {
   const wire::DdpSegmentHeader& h = rx.ddp();
   const wire::ByteSpan payload = rx.payload();
   const FaultSet& f = config_.faults;
-  if (RaiseIf(rx, CheckMessageOffset(h.message_offset, payload.size(), buf->data.size(), f),
+  if (!buf->unbounded &&
+      RaiseIf(rx, CheckMessageOffset(h.message_offset, payload.size(), buf->data.size(), f),
               out)) {
     return;
   }
@@ -44,10 +55,11 @@ void RdmapEndpoint::OnSend(const RxSegment& rx, Reactions& out) {
     return;
   }
   // deliver-send-into-small-buffer: whatever does not fit is cut off.
-  const std::size_t capacity = buf->data.size();
+  const std::size_t capacity =
+      buf->unbounded ? std::size_t{h.message_offset} + payload.size() : buf->data.size();
   const std::size_t begin = std::min<std::size_t>(h.message_offset, capacity);
   const std::size_t n = std::min(payload.size(), capacity - begin);
-  if (n > 0) std::memcpy(buf->data.data() + begin, payload.data(), n);
+  if (n > 0 && !buf->unbounded) std::memcpy(buf->data.data() + begin, payload.data(), n);
   buf->received.Insert(begin, begin + n);
   if (h.last) buf->message_length = static_cast<uint32_t>(begin + n);
   // NOTES F.6: RsvdULP of the MO=0 segment (or of the first one seen) wins.
@@ -114,7 +126,7 @@ void RdmapEndpoint::DeliverCompletedReceives(const RxSegment& rx, Reactions& out
       e.invalidated = resources_.Invalidate(done.invalidate_stag);
       e.invalidated_stag = done.invalidate_stag;
     }
-    done.data.resize(e.length);
+    if (!done.unbounded) done.data.resize(e.length);
     e.data = std::move(done.data);
   }
 }

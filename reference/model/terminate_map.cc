@@ -193,6 +193,22 @@ constexpr TerminateRule kRules[] = {
         "R5044-8-T03 R5044-8-03 R5041-7-01 R5040-4.8-T21", ""),
     Silent(VK::kLlpOtherError, "llp-other-error", "R5041-6.2.2-01 R5040-7.1-01 R5044-8-07",
            "NOTES G.6, G.11"),
+    // --- the observed endpoint's own transmissions: reported, never answered ---
+    Silent(VK::kOutboundMalformed, "outbound-malformed",
+           "R5040-4.1-01 R5040-4.1-05 R5040-4.1-08 R5040-4.1-09 R5041-4.1-09 R5041-4.1-11",
+           ""),
+    Silent(VK::kOutboundMsnSequence, "outbound-msn-sequence",
+           "R5041-4.3-07 R5041-4.3-08 R5040-5.3-10 R5040-5.2.1-07", ""),
+    Silent(VK::kOutboundOverMulpdu, "outbound-over-mulpdu", "R5041-5.2-01", "NOTES E"),
+    Silent(VK::kOutboundOrdExceeded, "outbound-ord-exceeded", "R5040-6.1-09 R7306-5.2.2-S5",
+           "NOTES C.7"),
+    Silent(VK::kOutboundUnsolicitedResponse, "outbound-unsolicited-response",
+           "R5040-5.2-01 R7306-5.2.1-S8", ""),
+    Silent(VK::kOutboundResponseMismatch, "outbound-response-mismatch",
+           "R5040-4.4-02 R5040-4.4-03 R5040-5.2.2-07 R5040-5.2.2-09 R7306-5.2.2-02 "
+           "R7306-5.2.2-S8",
+           "NOTES C.8"),
+    Silent(VK::kOutboundAfterTerminate, "outbound-after-terminate", "R5040-5.4-10", ""),
 };
 
 static_assert(std::size(kRules) == kViolationKindCount, "one TerminateRule per ViolationKind");

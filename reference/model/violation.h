@@ -78,6 +78,14 @@ enum class ViolationKind : uint8_t {
   kLlpCrcError,
   kLlpMarkerMismatch,
   kLlpOtherError,
+  // --- what this endpoint's own side sent (ObserveTransmitted, passive audit)
+  kOutboundMalformed,           // undecodable, or a header field a sender MUST set otherwise
+  kOutboundMsnSequence,         // MSN not the next one on its queue (R5041-4.3-07/08)
+  kOutboundOverMulpdu,          // ULPDU longer than MULPDU (R5041-5.2-01)
+  kOutboundOrdExceeded,         // more requests outstanding than ORD (R5040-6.1-09)
+  kOutboundUnsolicitedResponse, // a response with no inbound request waiting for it
+  kOutboundResponseMismatch,    // response to the wrong request / STag / TO / length / ReqID
+  kOutboundAfterTerminate,      // anything sent after its own Terminate (R5040-5.4-10)
   kCount
 };
 
