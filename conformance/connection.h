@@ -1,0 +1,146 @@
+// One MPA connection of a conformance case, seen from the suite (the MPA
+// Initiator): the MPA Request/Reply exchange, framing of what the suite
+// sends (CRC, Markers, deliberate corruption), deframing of what the target
+// sends into a frame queue and an Event Record queue, and a record of every
+// frame for the report.
+//
+// Every wait takes a deadline and every buffer is bounded (SessionLimits):
+// a silent, slow, flooding or garbage-sending target ends a wait, never
+// hangs it, and never grows memory without bound. A Transport::Read that
+// returns kTimeout means the wait is over (the in-process transport says so
+// at once when the synchronous target has nothing more to say).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conformance/matchers.h"
+#include "conformance/result.h"
+#include "proto/case.pb.h"
+#include "reference/wire/bytes.h"
+#include "reference/wire/mpa.h"
+#include "reference/wire/mpa_deframer.h"
+#include "reference/wire/profile.h"
+#include "targets/transport.h"
+
+namespace rdmapct::conformance {
+
+using Clock = std::chrono::steady_clock;
+
+struct SessionLimits {
+  std::size_t read_chunk = 64 * 1024;           // octets per Transport::Read
+  std::size_t max_received_octets = 32u << 20;  // per connection, then "flood"
+  std::size_t max_queued = 4096;                // unconsumed frames + events, then "flood"
+  std::size_t max_recorded_octets = 4u << 20;   // raw octets kept per case for reports
+};
+
+// Appends FrameRecords to a case's result, keeping at most a budget of raw
+// octets (later records keep their summary, with `truncated` set).
+class Recorder {
+ public:
+  Recorder(std::vector<FrameRecord>& frames, Clock::time_point start, std::size_t budget, wire::Profile profile);
+  std::size_t Add(FrameRecord record);
+  // A record of an FPDU / DDP segment with its summary and field tree.
+  std::size_t AddSegment(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
+                         wire::ByteSpan ulpdu, bool event_record, std::string summary = {});
+  std::size_t AddStartupFrame(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
+                              const std::optional<wire::MpaStartupFrame>& frame);
+  wire::Profile profile() const { return profile_; }
+
+ private:
+  std::vector<FrameRecord>& frames_;
+  Clock::time_point start_;
+  std::size_t budget_;
+  wire::Profile profile_;
+};
+
+class Connection {
+ public:
+  Connection(std::unique_ptr<targets::Transport> transport, uint32_t index, Recorder& recorder,
+             const SessionLimits& limits);
+  ~Connection();
+
+  // Sends the MPA Request octets and reads the Reply (never beyond it).
+  HandshakeOutcome Handshake(wire::ByteSpan request, Clock::time_point deadline);
+
+  // Full Operation framing: CRC as negotiated, Markers in what the target
+  // sends iff the Request had M=1, in what the suite sends as chosen.
+  void StartFullOperation(bool crc, bool markers_from_target, bool markers_to_target);
+  bool crc() const { return crc_; }
+  bool markers_to_target() const { return markers_to_target_; }
+
+  // Frames one ULPDU as an FPDU (Markers inserted as negotiated; `mods`
+  // corrupts it as a case asks) and records it; returns the wire octets.
+  wire::Bytes FrameUlpdu(wire::ByteSpan ulpdu, const proto::Framing* mods, const std::string& summary);
+  // A whole FPDU as given (length, PAD, CRC untouched), Markers added.
+  wire::Bytes FrameWholeFpdu(wire::ByteSpan fpdu);
+  // Raw TCP octets: recorded, and counted in the Marker positions.
+  wire::Bytes RawTcp(wire::ByteSpan octets);
+
+  // One TCP write; while the target's window is full, reads to drain it.
+  targets::IoStatus Write(wire::ByteSpan octets, Clock::time_point deadline);
+
+  // One read, waiting until `deadline`; returns false when the wait is over
+  // (timeout, the link ended, or reading stopped at a bound).
+  bool Pump(Clock::time_point deadline);
+
+  // What has arrived and not been consumed.
+  Observation Observe() const;
+  void Consume(std::size_t frames, std::size_t events);
+
+  // FIN (ShutdownWrite) or RST (Abort).
+  void Close(proto::Close::Kind kind);
+  // FIN, then wait (bounded) for the target's FIN.
+  void CloseGracefully(Clock::time_point deadline);
+
+  LinkState link() const { return link_; }
+  uint32_t index() const { return index_; }
+
+  // The convention's RTR echoes to drop (docs/target-convention.md §2.2): the
+  // Event Record of a zero-length Send RTR, the Read Response of a Read RTR.
+  void IgnoreSendRtrEvent() { ignore_rtr_event_ = true; }
+  void IgnoreReadRtrResponse(uint32_t sink_stag) { ignore_rtr_response_ = sink_stag; }
+
+ private:
+  void Process(wire::ByteSpan chunk);
+  void OnFpdu(const wire::MpaFpdu& f);
+  void Flood(std::string why);
+  void EndLink(LinkState state, const std::string& detail);
+  uint64_t rx_offset() const { return reply_octets_ + rx_consumed_; }
+
+  std::unique_ptr<targets::Transport> transport_;
+  uint32_t index_;
+  Recorder& recorder_;
+  SessionLimits limits_;
+  wire::Profile profile_;
+
+  // suite -> target
+  uint64_t tx_offset_ = 0;
+  uint32_t tx_position_ = 0;  // Marker-space position of the next FPDU octet
+  bool crc_ = true;
+  bool markers_to_target_ = false;
+
+  // target -> suite
+  uint64_t reply_octets_ = 0;
+  std::unique_ptr<wire::MpaDeframer> deframer_;
+  wire::Bytes rx_pending_;     // octets fed but not yet attributed to an FPDU
+  uint64_t rx_consumed_ = 0;   // deframer stream offset of rx_pending_[0]
+  uint64_t received_ = 0;
+  bool stop_reading_ = false;
+  bool deframe_failed_ = false;
+  LinkState link_ = LinkState::kOpen;
+  std::optional<StreamProblem> problem_;
+  std::vector<ReceivedFrame> frames_;
+  std::vector<ReceivedEvent> events_;
+  std::size_t frames_consumed_ = 0;
+  std::size_t events_consumed_ = 0;
+  bool ignore_rtr_event_ = false;
+  std::optional<uint32_t> ignore_rtr_response_;
+};
+
+}  // namespace rdmapct::conformance

@@ -1,0 +1,165 @@
+#include "conformance/runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <thread>
+
+namespace rdmapct::conformance {
+namespace {
+
+// Connect() calls are serialized: a connector need not be thread-safe.
+class SerializedConnector : public targets::TargetConnector {
+ public:
+  explicit SerializedConnector(targets::TargetConnector& inner) : inner_(inner) {}
+  std::unique_ptr<targets::Transport> Connect(std::chrono::milliseconds timeout, std::string& error) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_.Connect(timeout, error);
+  }
+  std::string Describe() const override { return inner_.Describe(); }
+
+ private:
+  targets::TargetConnector& inner_;
+  std::mutex mu_;
+};
+
+CaseResult NotRun(const LoadedCase& c, const std::string& why) {
+  CaseResult r;
+  r.id = c.id();
+  r.title = c.proto.title();
+  r.document = IdComponent(c.id(), 0);
+  r.section = IdComponent(c.id(), 1);
+  r.requirements.assign(c.proto.requirement().begin(), c.proto.requirement().end());
+  r.level = c.proto.level();
+  r.tags.assign(c.proto.tag().begin(), c.proto.tag().end());
+  r.verdict = Verdict::kError;
+  r.reason = "not run: " + why;
+  return r;
+}
+
+// Shared state of one run's workers.
+class Pool {
+ public:
+  Pool(const std::vector<const LoadedCase*>& cases, const RunOptions& options, targets::TargetConnector& connector,
+       const CaseCallback& on_case)
+      : cases_(cases), options_(options), connector_(connector), on_case_(on_case), results_(cases.size()) {}
+
+  void Run(RunResult& out) {
+    const int jobs = std::clamp<int>(options_.jobs, 1, std::max<int>(1, static_cast<int>(cases_.size())));
+    std::vector<std::thread> workers;
+    for (int i = 1; i < jobs; ++i) workers.emplace_back([this] { Work(); });
+    Work();
+    for (std::thread& t : workers) t.join();
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      if (!results_[i]) Finish(i, CaseRun{NotRun(*cases_[i], stop_reason_), false, false, "", {}});
+      out.cases.push_back(std::move(results_[i]->result));
+    }
+    out.aborted = stopped_;
+    out.abort_reason = stop_reason_;
+    out.target_info = target_info_;
+  }
+
+ private:
+  void Work() {
+    while (true) {
+      const std::size_t i = next_.fetch_add(1);
+      if (i >= cases_.size() || stopped_) return;
+      CaseRun run;
+      {
+        // Keep Memory and outcome cases need "the previous
+        // connection" to be their own (docs/target-convention.md §2.4, §3.4).
+        std::optional<std::unique_lock<std::shared_mutex>> exclusive;
+        std::optional<std::shared_lock<std::shared_mutex>> shared;
+        if (NeedsExclusiveTarget(cases_[i]->proto)) exclusive.emplace(target_mu_);
+        else shared.emplace(target_mu_);
+        if (stopped_) return;
+        run = RunCase(*cases_[i], connector_, options_.session);
+      }
+      Finish(i, std::move(run));
+    }
+  }
+
+  void Finish(std::size_t i, CaseRun run) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (run.abort_run && !stopped_) Stop(run.abort_reason);
+    if (run.connect_failed) {
+      if (++consecutive_failures_ >= options_.max_consecutive_connect_failures && !options_.keep_going) {
+        Stop("the target refused " + std::to_string(consecutive_failures_) + " connections in a row (" +
+             run.result.reason + ")");
+      }
+    } else if (!run.result.steps.empty()) {
+      consecutive_failures_ = 0;
+    }
+    if (target_info_.empty()) target_info_ = run.target_info;
+    results_[i] = std::move(run);
+    // Deliver in selection order: everything up to the first unfinished case.
+    while (delivered_ < results_.size() && results_[delivered_]) {
+      if (on_case_) on_case_(results_[delivered_]->result, delivered_, results_.size());
+      ++delivered_;
+    }
+  }
+
+  void Stop(const std::string& why) {
+    stopped_ = true;
+    stop_reason_ = why;
+  }
+
+  const std::vector<const LoadedCase*>& cases_;
+  const RunOptions& options_;
+  targets::TargetConnector& connector_;
+  const CaseCallback& on_case_;
+  std::vector<std::optional<CaseRun>> results_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stopped_{false};
+  std::string stop_reason_;
+  std::mutex mu_;
+  std::shared_mutex target_mu_;
+  int consecutive_failures_ = 0;
+  std::size_t delivered_ = 0;
+  std::vector<std::string> target_info_;
+};
+
+}  // namespace
+
+bool NeedsExclusiveTarget(const proto::Case& c) {
+  if (c.needs().keep_memory() || c.needs().previous_outcome()) return true;
+  return std::any_of(c.step().begin(), c.step().end(),
+                     [](const proto::Step& s) { return s.has_connect() && s.connect().keep_memory(); });
+}
+
+RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions& options,
+                   targets::TargetConnector& connector, const CaseCallback& on_case) {
+  RunResult out;
+  out.target = connector.Describe();
+  out.profile = std::string(wire::ProfileName(options.profile));
+  out.start = std::chrono::system_clock::now();
+  const auto began = std::chrono::steady_clock::now();
+  RunOptions opts = options;
+  opts.session.profile = options.profile;
+  SerializedConnector serialized(connector);
+  Pool pool(cases, opts, serialized, on_case);
+  pool.Run(out);
+  out.counts = CountVerdicts(out.cases);
+  out.duration = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);
+  return out;
+}
+
+RunResult RunSuite(const RunOptions& options, targets::TargetConnector& connector, const CaseCallback& on_case) {
+  const CaseLoad load = LoadCases(options.cases_dir.empty() ? DefaultCasesDir() : options.cases_dir);
+  if (!load.ok()) {
+    RunResult out;
+    out.target = connector.Describe();
+    out.profile = std::string(wire::ProfileName(options.profile));
+    out.start = std::chrono::system_clock::now();
+    out.aborted = true;
+    out.abort_reason = "invalid case files:";
+    for (const std::string& e : load.errors) out.abort_reason += "\n  " + e;
+    return out;
+  }
+  return RunCases(SelectCases(load.cases, options.filter), options, connector, on_case);
+}
+
+}  // namespace rdmapct::conformance

@@ -1,0 +1,71 @@
+// The session driver: runs ONE conformance case against a target, acting as
+// the MPA Initiator over one Transport per connection, and grades the
+// target's reactions with the case's own expectations (matchers.h).
+//
+// What each step does at run time:
+//   connect  opens a connection and sends the MPA Request built from the
+//            case's options (Rev, C, M, RFC 6581 S + IRD/ORD/RTR word, a
+//            Suite Request with Keep Memory, or the case's own octets);
+//            reads the Reply with a deadline and a byte bound; decodes the
+//            Advertisement; skips the case when the target lacks what it
+//            needs; sets up framing (CRC as negotiated, Markers from the
+//            target iff the Request had M=1, to the target iff the Reply
+//            had M=1 or as the case forces) and sends the RTR if negotiated.
+//            Without a leading connect step the case gets a default one.
+//   send     builds the message from its template (message_builder.h),
+//            frames it (CRC, Markers, the case's corruption) and writes it
+//            with the case's TCP write boundaries and delays.
+//   expect   waits (bounded) until its matcher decides: frames and Event
+//            Records queue separately; memory expectations read target
+//            memory back with the suite's own RDMA Read Request.
+//   pause    waits, reading what arrives; close sends FIN or RST.
+// A step that fails, errors or skips ends the case; a warning does not.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "conformance/case_loader.h"
+#include "conformance/connection.h"
+#include "conformance/result.h"
+#include "reference/wire/profile.h"
+#include "targets/transport.h"
+
+namespace rdmapct::conformance {
+
+struct SessionOptions {
+  wire::Profile profile = wire::Profile::kRfc5040;
+  std::chrono::milliseconds connect_timeout{5000};   // TargetConnector::Connect
+  std::chrono::milliseconds reply_timeout{5000};     // MPA Reply after the Request
+  std::chrono::milliseconds expect_timeout{2000};    // an Expect without timeout_ms
+  std::chrono::milliseconds case_timeout{60000};     // the whole case, every wait included
+  std::chrono::milliseconds close_timeout{1000};     // target's FIN after the suite's
+  std::size_t emss = 1460;                           // for the suite's MULPDU (RFC 5044 §4.5)
+  SessionLimits limits;
+};
+
+struct CaseRun {
+  CaseResult result;
+  // The target refused the case's first connection (the runner counts these
+  // to stop a run against a dead target).
+  bool connect_failed = false;
+  // Stop the whole run: the target speaks an unknown test-ULP major version.
+  bool abort_run = false;
+  std::string abort_reason;
+  // What the target said about itself on its first accepted connection.
+  std::vector<std::string> target_info;
+};
+
+CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options);
+
+// The MPA Request a connect step sends (exposed for tests).
+struct MpaRequest {
+  wire::MpaStartupFrame frame;  // as decoded from `octets` when the case gives raw octets
+  wire::Bytes octets;
+  bool decodable = true;        // false: request_hex that is no Request Frame
+};
+// nullopt with `error` when the case's hex does not parse.
+std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error);
+
+}  // namespace rdmapct::conformance
