@@ -1,0 +1,129 @@
+#include "conformance/report_json.h"
+
+#include <nlohmann/json.hpp>
+
+namespace rdmapct::conformance {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json CountsJson(const Counts& c) {
+  return Json{{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail},
+              {"skip", c.skip}, {"error", c.error}, {"total", c.total()}};
+}
+
+Json ChoiceJson(const AcceptChoice& ch) {
+  return Json{{"what", ch.what}, {"chosen", ch.chosen}, {"preferred", ch.preferred},
+              {"in_set", ch.in_set}, {"note", ch.note}};
+}
+
+Json ChoicesJson(const std::vector<AcceptChoice>& choices) {
+  Json out = Json::array();
+  for (const AcceptChoice& ch : choices) out.push_back(ChoiceJson(ch));
+  return out;
+}
+
+Json StepJson(const StepResult& s) {
+  Json frames = Json::array();
+  for (std::size_t f : s.frames) frames.push_back(f);
+  return Json{{"index", s.index},
+              {"action", s.action},
+              {"note", s.note},
+              {"verdict", VerdictName(s.verdict)},
+              {"severity", LevelText(s.severity)},
+              {"requirements", s.requirements},
+              {"reason", s.reason},
+              {"expected", s.expected},
+              {"actual", s.actual},
+              {"notes", s.notes},
+              {"choices", ChoicesJson(s.choices)},
+              {"frames", frames},
+              {"duration_us", s.duration.count()}};
+}
+
+Json FrameJson(const FrameRecord& f, std::size_t index) {
+  return Json{{"index", index},
+              {"connection", f.connection},
+              {"direction", DirectionName(f.direction)},
+              {"kind", FrameKindName(f.kind)},
+              {"stream_offset", f.stream_offset},
+              {"at_us", f.at.count()},
+              {"length", f.raw.size()},
+              {"raw_hex", HexDigits(f.raw)},
+              {"truncated", f.truncated},
+              {"event_record", f.event_record},
+              {"summary", f.summary},
+              {"detail", f.detail}};
+}
+
+Json CaseJson(const RunResult& run, const CaseResult& c, const ReportContext& ctx) {
+  Json steps = Json::array();
+  for (const StepResult& s : c.steps) steps.push_back(StepJson(s));
+  Json frames = Json::array();
+  for (std::size_t i = 0; i < c.frames.size(); ++i) frames.push_back(FrameJson(c.frames[i], i));
+  return Json{{"id", c.id},
+              {"title", c.title},
+              {"document", c.document},
+              {"section", c.section},
+              {"requirements", c.requirements},
+              {"level", LevelText(c.level)},
+              {"tags", c.tags},
+              {"verdict", VerdictName(c.verdict)},
+              {"reason", c.reason},
+              {"deciding_step", c.deciding_step},
+              {"start", IsoTime(c.start)},
+              {"duration_us", c.duration.count()},
+              {"messages", c.messages},
+              {"choices", ChoicesJson(c.choices)},
+              {"steps", steps},
+              {"frames", frames},
+              {"reproduce", ReproduceCommand(ctx, run, c)}};
+}
+
+Json SummaryJson(const RunResult& run) {
+  Json docs = Json::array();
+  for (const DocumentGroup& d : GroupCases(run)) {
+    Json levels = Json::array();
+    for (const LevelGroup& l : d.levels) {
+      levels.push_back(Json{{"level", LevelText(l.level)}, {"verdict", VerdictName(GroupVerdict(l.counts))},
+                            {"counts", CountsJson(l.counts)}});
+    }
+    Json sections = Json::array();
+    for (const SectionGroup& s : d.sections) {
+      sections.push_back(Json{{"section", s.section}, {"verdict", VerdictName(GroupVerdict(s.counts))},
+                              {"counts", CountsJson(s.counts)}});
+    }
+    docs.push_back(Json{{"document", d.document}, {"verdict", VerdictName(GroupVerdict(d.counts))},
+                        {"counts", CountsJson(d.counts)}, {"levels", levels}, {"sections", sections}});
+  }
+  return docs;
+}
+
+}  // namespace
+
+std::string RenderJsonReport(const RunResult& run, const ReportContext& ctx) {
+  Json cases = Json::array();
+  for (const CaseResult& c : run.cases) cases.push_back(CaseJson(run, c, ctx));
+  const Counts counts = CountVerdicts(run.cases);
+  Json doc{{"schema", "rdmapct-conform-report"},
+           {"schema_version", kJsonReportSchemaVersion},
+           {"tool", Json{{"name", "rdmapct"}, {"version", ctx.tool_version}}},
+           {"target", run.target},
+           {"target_arg", ctx.target_arg},
+           {"profile", run.profile},
+           {"target_info", run.target_info},
+           {"start", IsoTime(run.start)},
+           {"duration_us", run.duration.count()},
+           {"aborted", run.aborted},
+           {"abort_reason", run.abort_reason},
+           {"verdict", VerdictName(GroupVerdict(counts))},
+           {"exit_status", ExitStatus(run)},
+           {"counts", CountsJson(counts)},
+           {"documents", SummaryJson(run)},
+           {"cases", cases}};
+  // Target-controlled text may hold any octets: replace ill-formed UTF-8
+  // instead of throwing.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace rdmapct::conformance
