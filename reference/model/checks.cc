@@ -34,8 +34,9 @@ CheckResult CheckDdpVersion(const wire::DdpSegmentHeader& h, uint8_t expected,
 }
 
 // REQ R5041-7.1-U1 R7306-10.2-01
-CheckResult CheckQueueNumber(const wire::DdpSegmentHeader& h, wire::Profile profile) {
-  if (h.tagged) return {};
+CheckResult CheckQueueNumber(const wire::DdpSegmentHeader& h, wire::Profile profile,
+                             const FaultSet& faults) {
+  if (h.tagged || faults.Has(Fault::kSkipQnCheck)) return {};
   const uint32_t last = wire::ProfileIncludes(profile, wire::Profile::kRfc7306) ? 3 : 2;
   if (h.queue_number <= last) return {};
   return MakeViolation(ViolationKind::kInvalidQn, "R5041-7.1-U1",
@@ -232,9 +233,12 @@ CheckResult CheckTaggedAccess(const Resources& resources, uint32_t stream_id, ui
 }
 
 // REQ R5040-4.2-01 R5040-4.2-T02 R7306-6.3-07 R7306-4.2-T03 R7306-4.2-T04
-CheckResult CheckRdmapHeaderLength(const wire::OpcodeInfo& info, std::size_t payload_length) {
+CheckResult CheckRdmapHeaderLength(const wire::OpcodeInfo& info, std::size_t payload_length,
+                                   const FaultSet& faults) {
   if (info.header == wire::HeaderKind::kNone || info.header_variable) return {};
   if (info.ulp_payload_allowed || payload_length == info.header_length) return {};
+  // skip-header-length-check: longer messages pass (a short one has no header to use).
+  if (faults.Has(Fault::kSkipHeaderLengthCheck) && payload_length > info.header_length) return {};
   const bool immediate = info.header == wire::HeaderKind::kImmediateData;
   return MakeViolation(immediate ? ViolationKind::kImmediateDataLength
                                  : ViolationKind::kRdmapHeaderLength,

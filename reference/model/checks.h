@@ -28,7 +28,8 @@ Violation MakeViolation(ViolationKind kind, const char* requirement_id, std::str
 CheckResult CheckDdpVersion(const wire::DdpSegmentHeader& h, uint8_t expected,
                             const FaultSet& faults);
 // U1: QN 0-2 always, QN 3 with RFC 7306 / COMMIT.
-CheckResult CheckQueueNumber(const wire::DdpSegmentHeader& h, wire::Profile profile);
+CheckResult CheckQueueNumber(const wire::DdpSegmentHeader& h, wire::Profile profile,
+                             const FaultSet& faults);
 
 // --- RDMAP control field -------------------------------------------------------
 CheckResult CheckRdmapVersion(const wire::RdmapControl& c, uint8_t expected,
@@ -96,7 +97,8 @@ CheckResult CheckTaggedAccess(const Resources& resources, uint32_t stream_id, ui
 // DDP message length of a single-segment request/response equals its RDMAP
 // header length (Read Request 28, Atomic Request 52, ...). Immediate Data
 // reports kImmediateDataLength.
-CheckResult CheckRdmapHeaderLength(const wire::OpcodeInfo& info, std::size_t ddp_payload_length);
+CheckResult CheckRdmapHeaderLength(const wire::OpcodeInfo& info, std::size_t ddp_payload_length,
+                                   const FaultSet& faults = {});
 // RFC 5040 §5.3 / §7.2: the Invalidate STag of a Send with Invalidate.
 CheckResult CheckInvalidateStag(const Resources& resources, uint32_t stream_id, uint32_t stag,
                                 const FaultSet& faults);

@@ -126,7 +126,7 @@ void RdmapEndpoint::Dispatch(const RxSegment& rx, bool header_truncated, Reactio
 bool RdmapEndpoint::CheckCommon(const RxSegment& rx, Reactions& out) {
   const FaultSet& f = config_.faults;
   if (RaiseIf(rx, CheckDdpVersion(rx.ddp(), config_.ddp_version, f), out)) return false;
-  if (RaiseIf(rx, CheckQueueNumber(rx.ddp(), config_.profile), out)) return false;
+  if (RaiseIf(rx, CheckQueueNumber(rx.ddp(), config_.profile, f), out)) return false;
   if (RaiseIf(rx, CheckRdmapVersion(rx.view.ctrl, config_.rdmap_version, f), out)) return false;
   CheckResult op = CheckOpcode(rx.view, f);
   if (op) {
@@ -157,7 +157,7 @@ bool RdmapEndpoint::CheckSingleSegment(const RxSegment& rx, Reactions& out) {
           out);
     return false;
   }
-  return RaiseIf(rx, CheckRdmapHeaderLength(*rx.info, rx.payload().size()), out) == false;
+  return !RaiseIf(rx, CheckRdmapHeaderLength(*rx.info, rx.payload().size(), config_.faults), out);
 }
 
 uint32_t RdmapEndpoint::PendingCount(bool extension) const {
@@ -195,6 +195,13 @@ bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
 // a QN3 response is outstanding, and must be that request's response type
 // (NOTES C.8: correlation by QN3 MSN order).
 bool RdmapEndpoint::CheckUntaggedResponse(const RxSegment& rx, Reactions& out) {
+  // accept-unexpected-responses: what matches no request is dropped unchecked.
+  if (config_.faults.Has(Fault::kAcceptUnexpectedResponses) &&
+      (outstanding_responses_.empty() ||
+       outstanding_responses_.front().response != rx.info->opcode)) {
+    ++segments_dropped_;
+    return false;
+  }
   const uint32_t available = outstanding_responses_.empty() ? 0 : 1;
   CheckResult r = CheckMsn(rx.ddp().msn, expected_msn_[3], available, 3, config_.faults);
   if (r && r->kind == ViolationKind::kMsnNoBufferAvailable) {
@@ -298,7 +305,10 @@ void RdmapEndpoint::OnLlpError(wire::TerminateCode code, Reactions& out) {
   ViolationKind kind = ViolationKind::kLlpOtherError;
   if (code == wire::term::kMpaCrcError) kind = ViolationKind::kLlpCrcError;
   if (code == wire::term::kMpaMarkerMismatch) kind = ViolationKind::kLlpMarkerMismatch;
-  RaiseViolation(MakeViolation(kind, RuleFor(kind).requirement_ids, wire::Describe(code)), out);
+  const char* id = kind == ViolationKind::kLlpCrcError        ? "R5044-8-T02"
+                   : kind == ViolationKind::kLlpMarkerMismatch ? "R5044-8-T03"
+                                                               : "R5041-6.2.2-01";
+  RaiseViolation(MakeViolation(kind, id, wire::Describe(code)), out);
 }
 
 void RdmapEndpoint::SetState(StreamState s, Reactions& out) {

@@ -81,6 +81,15 @@ const std::vector<FaultInfo> kFaults = {
     {Fault::kFlushIgnoreFlags, "flush-ignore-flags",
      "Flush Disposition Flags are not checked",
      "RCOMMIT-3.1.1-02 RCOMMIT-3.1.1.1-02"},
+    {Fault::kSkipQnCheck, "skip-qn-check",
+     "untagged QNs are not checked against the stream's queues (later checks catch them)",
+     "R5041-7.1-U1 R5041-7.2-T07"},
+    {Fault::kSkipHeaderLengthCheck, "skip-header-length-check",
+     "octets after a fixed RDMAP header (Read Request, Immediate Data, ...) are ignored",
+     "R5040-4.2-01 R5040-4.2-T02 R7306-6.3-07"},
+    {Fault::kAcceptUnexpectedResponses, "accept-unexpected-responses",
+     "Read Responses and QN3 responses matching no outstanding request are dropped silently",
+     "R7306-5.2.2-S7 R5040-5.2.2-05"},
 };
 
 }  // namespace

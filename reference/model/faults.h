@@ -45,6 +45,10 @@ enum class Fault : uint8_t {
   // COMMIT (rx_commit.cc)
   kAtomicWriteWrongLengthAccepted,
   kFlushIgnoreFlags,
+  // added after the first API commit (kept at the end: indices are stable)
+  kSkipQnCheck,
+  kSkipHeaderLengthCheck,
+  kAcceptUnexpectedResponses,
   kCount
 };
 

@@ -56,7 +56,9 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
               out)) {
     return;
   }
-  const bool check = config_.decisions.check_read_response_match;
+  // accept-unexpected-responses disables this MAY check like the option does.
+  const bool check = config_.decisions.check_read_response_match &&
+                     !config_.faults.Has(Fault::kAcceptUnexpectedResponses);
   if (outstanding_reads_.empty()) {
     if (check) {
       Raise(rx, MakeViolation(ViolationKind::kReadResponseUnexpected, "R5040-5.2.2-08",

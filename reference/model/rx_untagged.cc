@@ -79,7 +79,7 @@ void RdmapEndpoint::OnImmediateData(const RxSegment& rx, Reactions& out) {
   const wire::DdpSegmentHeader& h = rx.ddp();
   ReceiveBuffer* buf = ClaimReceive(rx, out);
   if (buf == nullptr) return;
-  CheckResult r = CheckRdmapHeaderLength(*rx.info, rx.payload().size());
+  CheckResult r = CheckRdmapHeaderLength(*rx.info, rx.payload().size(), config_.faults);
   if (!r && (h.message_offset != 0 || !h.last || buf->started)) {
     r = MakeViolation(ViolationKind::kImmediateDataLength, "R7306-6.3-07",
                       "Immediate Data split over several segments");

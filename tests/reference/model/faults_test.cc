@@ -182,6 +182,19 @@ const std::map<Fault, Run>& Scenarios() {
          s.Feed(wire::MakeRdmaWrite(0x999, 0, Pattern(8)));
          s.Feed(wire::MakeRdmaWrite(kMem, 0, Pattern(8)));
        })},
+      {Fault::kSkipQnCheck, Simple([](Scenario& s) {
+         s.p.ep.PostReceive(64);
+         auto send = SendWith(1, 1, 1, 4);
+         send.ddp.queue_number = 7;
+         s.Feed(send);
+       })},
+      {Fault::kSkipHeaderLengthCheck, Simple([](Scenario& s) {
+         Bytes req = Encode(wire::MakeReadRequest(1, {1, 0, 8, kMem, 0}));
+         req.push_back(0xEE);  // 29 octets
+         s.Feed(req);
+       })},
+      {Fault::kAcceptUnexpectedResponses,
+       Simple([](Scenario& s) { s.Feed(wire::MakeReadResponse(kMem, 0, Pattern(8))); })},
       {Fault::kAnswerAfterTerminate, Simple([](Scenario& s) {
          s.Feed(wire::MakeRdmaWrite(0x999, 0, Pattern(8)));
          s.Feed(wire::MakeReadRequest(1, {1, 0, 8, kMem, 0}));
@@ -230,6 +243,24 @@ TEST(FaultBehaviour, SpecificDifferences) {
   const Outcome small = Scenarios().at(Fault::kDeliverSendIntoSmallBuffer)(
       {Fault::kDeliverSendIntoSmallBuffer});
   EXPECT_EQ(small.events, std::vector<UlpEventKind>{UlpEventKind::kSendReceived});
+}
+
+// skip-qn-check: the segment is caught later with a code outside U1's accept-set.
+TEST(FaultBehaviour, SkipQnCheckGivesAnotherCode) {
+  const Outcome o = Scenarios().at(Fault::kSkipQnCheck)({Fault::kSkipQnCheck});
+  EXPECT_EQ(o.violations, std::vector<ViolationKind>{ViolationKind::kOpcodeQueueMismatch});
+}
+
+// The RFC 7306 faults are exercised in rx_atomic_test.cc; here only that a QN3
+// response matching nothing is dropped instead of Terminated.
+TEST(FaultBehaviour, AcceptUnexpectedQn3Response) {
+  for (FaultSet f : {FaultSet{}, FaultSet{Fault::kAcceptUnexpectedResponses}}) {
+    EndpointConfig c = Config(wire::Profile::kRfc7306);
+    c.faults = f;
+    Peer q(c);
+    const auto& r = q.Feed(wire::MakeAtomicResponse(1, {1, 2}));
+    EXPECT_EQ(r.segments().size(), f.empty() ? 1u : 0u);
+  }
 }
 
 // The COMMIT faults live in checks the extension handlers call.
