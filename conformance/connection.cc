@@ -16,7 +16,8 @@ namespace rdmapct::conformance {
 namespace {
 
 std::chrono::milliseconds Remaining(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  // Rounded up, so that a wait that times out has reached its deadline.
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
   return std::max(left, std::chrono::milliseconds(0));
 }
 
