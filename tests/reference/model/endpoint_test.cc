@@ -46,7 +46,7 @@ TEST(Common, InvalidDdpVersion) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(w), 1, 1, 0x04), w, false);
 }
 
-// R5040-7.2-03 R5040-4.1-08 (NOTES A.5): RV 00b, 10b, 11b on an RV=01b stream.
+// R5040-7.2-01 R5040-7.2-03 R5040-4.1-08 (NOTES A.5): RV 00b, 10b, 11b on an RV=01b stream.
 TEST(Common, InvalidRdmapVersion) {
   for (uint8_t rv : {0, 2, 3}) {
     Peer p = ReadyPeer();
@@ -77,7 +77,7 @@ TEST(Common, UnexpectedOpcodePerProfile) {
   }
 }
 
-// R5040-5.3-09 R5040-5.2.1-06 (NOTES A.6): valid opcode on the wrong QN -> 0/2/0x06,
+// R5040-5.3-09 R5040-5.2.1-06 R5040-7.2-07 (NOTES A.6): valid opcode on the wrong QN -> 0/2/0x06,
 // 1/2/0x01 by option.
 TEST(Common, OpcodeOnWrongQueue) {
   Peer p = ReadyPeer();
@@ -106,7 +106,7 @@ TEST(Common, OpcodeWithWrongTaggedFlag) {
   EXPECT_EQ(p.ep.first_violation()->kind, ViolationKind::kOpcodeTaggedMismatch);
 }
 
-// R5041-7.1-U1 R7306-10.2-01 (NOTES F.3): QN 3 is undefined under rfc5040, QN 4+
+// R5041-7.1-U1 R5041-7.2-T07 R7306-10.2-01 (NOTES F.3): QN 3 is undefined under rfc5040, QN 4+
 // always; a zero-length segment is checked too.
 TEST(Common, InvalidQueueNumber) {
   Peer p = ReadyPeer();
@@ -131,7 +131,8 @@ TEST(Common, TruncatedDdpHeader) {
   EXPECT_EQ(t.total_length, 22u);
 }
 
-// R5044-8-02 R5041-7-01 R5040-4.8-T21: LLP errors -> Layer 2 EType 0, M=D=R=0.
+// R5044-8-02 R5044-8-T02 R5044-8-T03 R5044-8-03 R5044-8-07 R5041-7-01 R5040-4.8-T21
+// R5040-6.2.1-01: LLP errors -> Layer 2 EType 0, M=D=R=0.
 TEST(Common, LlpErrors) {
   for (auto code : {wire::term::kMpaCrcError, wire::term::kMpaMarkerMismatch}) {
     Peer p = ReadyPeer();
@@ -220,6 +221,48 @@ TEST(ReactionsReuse, BuffersKeepTheirCapacity) {
   p.r.Clear();
   EXPECT_TRUE(p.r.segments().empty());
   EXPECT_TRUE(p.r.events().empty());
+}
+
+}  // namespace
+}  // namespace rdmapct::model
+
+namespace rdmapct::model {
+namespace {
+
+using namespace testing;  // NOLINT
+
+// R5040-7.2-08: the RDMA Version of a Read Request; R7306-8.2-01 R7306-8.2-02
+// R7306-8.2-03 R7306-5.2.1-S5 RCOMMIT-5.2-01: the same DDP/RDMAP field checks for
+// the extension messages.
+TEST(CommonExtensions, FieldChecksOnExtensionMessages) {
+  auto rv2 = wire::MakeReadRequest(1, {1, 0, 8, 2, 0});
+  rv2.ddp.rsvd_ulp0 = 0x81;  // RV=10b
+  Peer p{Config()};
+  const Bytes read = Encode(rv2);
+  ExpectEcho(ExpectSingleTerminate(p.Feed(read), 0, 2, 0x05), read, false);
+
+  auto atomic = wire::MakeAtomicRequest(1, {});
+  atomic.ddp.rsvd_ulp0 = 0x0A;  // RV=00b
+  Peer q{Config(wire::Profile::kRfc7306)};
+  const Bytes a = Encode(atomic);
+  ExpectEcho(ExpectSingleTerminate(q.Feed(a), 0, 2, 0x05), a, false);
+
+  auto on_qn0 = wire::MakeAtomicRequest(1, {});
+  on_qn0.ddp.queue_number = 0;
+  Peer r{Config(wire::Profile::kRfc7306)};
+  r.ep.PostReceive(64);
+  ExpectSingleTerminate(r.Feed(on_qn0), 0, 2, 0x06);
+
+  auto response_on_qn1 = wire::MakeAtomicResponse(1, {});
+  response_on_qn1.ddp.queue_number = 1;
+  Peer s{Config(wire::Profile::kRfc7306)};
+  ExpectSingleTerminate(s.Feed(response_on_qn1), 0, 2, 0x06);
+
+  auto flush = wire::MakeFlushRequest(1, {});
+  flush.ddp.ddp_version = 2;
+  Peer t{Config(wire::Profile::kCommit)};
+  const Bytes f = Encode(flush);
+  ExpectEcho(ExpectSingleTerminate(t.Feed(f), 1, 2, 0x06), f, false);
 }
 
 }  // namespace

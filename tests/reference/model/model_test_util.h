@@ -98,7 +98,9 @@ inline Bytes Prefix(const Bytes& b, std::size_t n) { return Bytes(b.begin(), b.b
 
 // Checks that `t` is a well-formed Terminate of this endpoint: T=0, L=1,
 // DV=1, RV=01b, opcode 7, QN 2, MSN `msn`, MO 0, Invalidate STag 0,
-// reserved 0 (RFC 5040 §4.1, §4.8, §5.4; R5040-5.4-02/03, R5040-4.8-08).
+// reserved 0 (RFC 5040 §4.1, §4.8, §5.4).
+// REQ R5040-4.1-01 R5040-4.1-04 R5040-4.1-T08 R5040-5.4-02 R5040-5.4-03 R5040-4.8-01
+// REQ R5040-4.8-02 R5040-4.8-08 R5041-4.1-01 R5041-4.1-09 R5041-4.1-11
 inline void ExpectTerminateFrame(const RawTerminate& t, uint32_t msn = 1) {
   EXPECT_EQ(t.ddp_control, 0x41);  // T=0 L=1 Rsvd=0 DV=1
   EXPECT_EQ(t.rdmap_control, 0x47);  // RV=01b Rsv=0 Opcode=0x7
@@ -125,6 +127,8 @@ inline RawTerminate ExpectSingleTerminate(const Reactions& r, uint8_t layer, uin
   return t;
 }
 
+// REQ R5040-4.8-05 R5040-4.8-06 R5040-4.8-07 R5040-4.8-10 R5040-4.8-11 R5040-4.8-12
+// REQ R5040-4.8-T19 R5040-7.1-02 R5041-7.1-02 R5041-6.2.2-01
 inline void ExpectEcho(const RawTerminate& t, const Bytes& offending, bool rdma_header) {
   const std::size_t hlen = (offending[0] & 0x80) ? 14 : 18;
   EXPECT_TRUE(t.m);

@@ -65,7 +65,8 @@ TEST(PostSend, MsnsAndInvalidateStag) {
   EXPECT_EQ(p.ep.PostSend(Opcode::kRdmaWrite, {}, 0, p.r), PostStatus::kInvalidArgument);
 }
 
-// R5041-5.2-09 R5040-5.1-09: tagged segmentation, one STag, contiguous TOs.
+// R5041-5.2-09 R5040-5.1-01 R5040-5.1-07 R5040-5.1-09: tagged segmentation, one STag,
+// contiguous TOs.
 TEST(PostWrite, TaggedSegmentation) {
   EndpointConfig c = Config();
   c.mulpdu = 1500;
@@ -83,7 +84,7 @@ TEST(PostWrite, TaggedSegmentation) {
   EXPECT_EQ(b.size() - 14, 562u);
 }
 
-// R5040-4.4-01 R5040-5.2.1-06: Read Request = 18-octet header on QN1 + 28 octets.
+// R5040-4.4-01 R5040-5.2.1-01 R5040-5.2.1-06 R5040-5.2.1-07: Read Request = 18-octet header on QN1 + 28 octets.
 TEST(PostRead, HeaderLayout) {
   Peer p{Config()};
   ASSERT_EQ(p.ep.PostReadRequest({0x11, 0x2233, 0x44, 0x55, 0x6677}, p.r), PostStatus::kOk);
@@ -111,7 +112,7 @@ TEST(PostRead, OrdLimit) {
   EXPECT_EQ(p.ep.PostReadRequest({1, 8, 4, 9, 0}, p.r), PostStatus::kOk);
 }
 
-// R7306-5.2-02 RCOMMIT-3.1-07 (NOTES E): Read and extension requests share QN1 MSNs;
+// R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.2-S5 RCOMMIT-3.1-07 RCOMMIT-3.1-T01 (NOTES E): Read and extension requests share QN1 MSNs;
 // the extensions need their profile.
 TEST(PostExtensions, SharedQn1MsnAndProfiles) {
   Peer old{Config()};
@@ -144,7 +145,7 @@ TEST(PostExtensions, AtomicWriteUsesFiveBitOpcode) {
   EXPECT_EQ(u.payload.size(), 24u);
 }
 
-// R7306-6.3-05: Immediate Data is exactly 8 octets on QN0.
+// R7306-6.3-05 R7306-6.3-06: Immediate Data is exactly 8 octets on QN0.
 TEST(PostExtensions, ImmediateData) {
   Peer p{Config(wire::Profile::kRfc7306)};
   ASSERT_EQ(p.ep.PostImmediateData(0x1122334455667788, true, p.r), PostStatus::kOk);

@@ -49,7 +49,9 @@ Segment ParseTagged(const Bytes& b) {
 
 // RFC 5041 §5.2 example (R5041-5.2-09): 2048 octets at TO 16384, MULPDU 1500 ->
 // TO 16384 with 1486 octets, then TO 17870 with 562 octets; R5040-4.4-02: the
-// Data Sink STag is copied without interpretation; R5040-5.2.1-11.
+// Data Sink STag is copied without interpretation; R5040-5.2.1-11 R5040-5.2.1-03
+// R5040-5.2-01 R5040-5.2.2-02 R5040-5.2.2-09 R5041-4.2-06 R5041-4.2-04: one Read Response,
+// tagged, one STag, one RDMAP Control octet on every segment.
 TEST(ReadResponseSegmentation, Rfc5041Example) {
   EndpointConfig c = Config();
   c.mulpdu = 1500;
@@ -79,7 +81,7 @@ TEST(ReadResponseSegmentation, Rfc5041Example) {
   EXPECT_TRUE(out.events().empty());  // R5040-5.2.1-04: not delivered to the ULP
 }
 
-// R5040-5.2.1-14 R5040-5.2.1-15: zero-length Read is not validated and answered with
+// R5040-5.2.1-12 R5040-5.2.1-14 R5040-5.2.1-15: zero-length Read is not validated and answered with
 // one zero-length Read Response at SinkSTag/SinkTO.
 TEST_F(ReadTest, ZeroLengthReadNotValidated) {
   const auto& out = p.Feed(Request(1, 0x77, 0x1234, 0, 0xDEADBEEF, ~uint64_t{0}));
@@ -98,7 +100,8 @@ TEST_F(ReadTest, ReadUpToTheLastOctet) {
   EXPECT_EQ(ParseTagged(out.segments()[0]).payload, Bytes(src.end() - 16, src.end()));
 }
 
-// R5040-7.2-09a..e R5040-7.1-02c3 R5040-4.8-14: Remote Protection errors carry
+// R5040-7.2-09a R5040-7.2-09b R5040-7.2-09c R5040-7.2-09d R5040-7.2-09e R5040-5.2.1-13
+// R5040-8.1.1-05 R5040-7.1-02c3 R5040-4.8-14: Remote Protection errors carry
 // M=1 D=1 R=1, the 18-octet DDP header and the original 28-octet Read Request header.
 TEST_F(ReadTest, SourceErrorsEchoTheReadRequestHeader) {
   p.ep.resources().AddRegion(0x66, 0, 64, kAllAccess, kOtherStream);
@@ -128,7 +131,7 @@ TEST_F(ReadTest, SourceErrorsEchoTheReadRequestHeader) {
   }
 }
 
-// R5041-7.1-U5 R5040-5.2.1-02: QN1 MSNs 1, 2, 3...; a skipped one -> 1/2/0x03 (R=0:
+// R5041-7.1-U5 R5040-5.2.1-02 R5040-7.2-06: QN1 MSNs 1, 2, 3...; a skipped one -> 1/2/0x03 (R=0:
 // Figure 10, DDP errors carry no RDMA header).
 TEST_F(ReadTest, SkippedMsnIsRangeNotValid) {
   p.Feed(Request(1, 0x77, 0, 8, kSrc, kSrcBase));
@@ -167,7 +170,7 @@ struct DeferredReadTest : ReadTest {
   DeferredReadTest() : ReadTest(Cfg()) {}
 };
 
-// R5040-5.5-R20a R5040-5.2.2-07 R5040-5.2.1-08 R5040-6.1-05: IRD requests outstanding at
+// R5040-5.5-R20a R5040-5.2.2-07 R5040-5.2.1-08 R5040-6.1-05 R5040-5.2.2-03: IRD requests outstanding at
 // once are all accepted and answered strictly in request order, each response
 // complete (L=1) before the next starts.
 TEST_F(DeferredReadTest, ResponsesInRequestOrder) {

@@ -21,7 +21,7 @@ struct WriteTest : ::testing::Test {
   }
 };
 
-// R5041-4.1-02 R5040-5.1-02 R5040-5.1-05: placed at STag/TO, never delivered.
+// R5041-4.1-02 R5040-5.1-02 R5040-5.1-05 R5041-4.2-05: placed at STag/TO, never delivered.
 TEST_F(WriteTest, PlacesAtTaggedOffsetWithoutDeliveryOrReply) {
   const Bytes data = Pattern(40);
   const auto& r = p.Feed(wire::MakeRdmaWrite(kStag, kBase + 16, data));
@@ -106,8 +106,8 @@ TEST_F(WriteTest, ReadOnlyRegionTerminates) {
   ExpectEcho(ExpectSingleTerminate(q.Feed(seg), 0, 1, 0x02), seg, false);
 }
 
-// R5041-7.1-G3 R5041-7.1-G4 R5040-5.1-04: TO below base / past the end -> 1/1/0x01,
-// nothing placed; ending exactly at the end is fine.
+// R5041-7.1-G3 R5041-7.1-G4 R5041-7.2-T03 R5040-5.1-04 R5041-7.1-01: TO below base /
+// past the end -> 1/1/0x01, nothing placed; ending exactly at the end is fine.
 TEST_F(WriteTest, BoundsViolations) {
   for (uint64_t to : {kBase - 1, kBase + kLen - 7, kBase + kLen, kBase + kLen + 1}) {
     Peer q{Config()};
@@ -136,7 +136,7 @@ TEST(WriteWrap, ToWrapAndOption) {
   ExpectEcho(ExpectSingleTerminate(q.Feed(seg), 1, 1, 0x01), seg, false);
 }
 
-// R5041-7.1-03 R5041-7.1-04 R5040-5.4-10: after the error, later segments are dropped
+// R5041-7.1-03 R5041-7.1-04 R5040-5.4-10 R5040-7.1-01: after the error, later segments are dropped
 // silently: nothing placed, no second Terminate.
 TEST_F(WriteTest, NothingPlacedAfterTerminate) {
   p.Feed(wire::MakeRdmaWrite(0x9999, 0, Pattern(8)));
@@ -169,7 +169,8 @@ struct ReadResponseTest : ::testing::Test {
   }
 };
 
-// R5040-5.2.2-04 R5040-5.5-R19: completion only when the L=1 segment is placed.
+// R5040-5.2.2-04 R5040-5.5-R19 R5040-5.5-R11 R5040-5.5-R20c R5041-4.2-08: completion
+// only when the L=1 segment is placed; the Read Response alone completes the Read.
 TEST_F(ReadResponseTest, CompletesOnLastSegment) {
   const Bytes data = Pattern(64);
   auto s1 = wire::MakeReadResponse(kStag, kBase + 8, wire::ByteSpan(data).subspan(0, 32));
@@ -211,6 +212,12 @@ TEST_F(ReadResponseTest, ShortResponseIsAMismatch) {
 TEST_F(ReadResponseTest, UnknownSinkStagIsDdpInvalidStag) {
   const Bytes seg = Encode(wire::MakeReadResponse(0x4242, 0, Pattern(64)));
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 1, 0x00), seg, false);
+}
+
+// R5040-4.4-05: DDP protects the sink against a wrapping TO (1/1/0x03).
+TEST_F(ReadResponseTest, SinkToWrap) {
+  const Bytes seg = Encode(wire::MakeReadResponse(kStag, ~uint64_t{0} - 3, Pattern(8)));
+  ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 1, 0x03), seg, false);
 }
 
 // The check is a MAY: with it off, the response is just placed.

@@ -48,7 +48,7 @@ TEST(TerminateReceived, SurfacedToUlp) {
   ASSERT_EQ(r.state_changes().size(), 1u);
 }
 
-// R5040-5.4-11 R5041-7.1-03 R5040-5.4-10: after the peer's Terminate nothing is
+// R5040-5.4-01 R5040-5.4-09 R5040-5.4-11 R5041-7.1-03 R5040-5.4-10: after the peer's Terminate nothing is
 // placed, delivered or answered; more traffic from the peer is recorded.
 TEST(TerminateReceived, NothingAfterwards) {
   Peer p = Ready();
@@ -83,7 +83,7 @@ TEST(TerminateReceived, WrongMsnIsAnError) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 2, 0x03), seg, false);
 }
 
-// NOTES A.9 (decisions.md): an unparseable Terminate is surfaced, not answered
+// R5040-5.4-08 NOTES A.9 (decisions.md): an unparseable Terminate is surfaced, not answered
 // (by option answered with 0/2/0xFF).
 TEST(TerminateReceived, MalformedTerminate) {
   Bytes seg = HandTerminate();

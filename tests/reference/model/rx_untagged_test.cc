@@ -20,7 +20,7 @@ struct SendTest : ::testing::Test {
   Peer p{Config()};
 };
 
-// R5040-5.3-02 R5040-5.3-03 R5041-5.4-03: one receive per Send, the actual length reported.
+// R5040-5.3-01 R5040-5.3-02 R5040-5.3-03 R5041-5.4-03 R5041-4.1-03: one receive per Send, the actual length reported.
 TEST_F(SendTest, DeliversIntoPostedBufferWithLength) {
   const uint64_t id = p.ep.PostReceive(4096);
   const Bytes data = Pattern(1);
@@ -83,13 +83,14 @@ TEST_F(SendTest, DeliveryInMsnOrder) {
   EXPECT_EQ(r.events()[1].data, Pattern(5, 9));
 }
 
-// R5041-7.1-U2 R5041-7.2-T08: the next MSN with no posted receive -> 1/2/0x02.
+// R5041-7.1-U2 R5041-7.2-T08 R5041-7.1-N4: the next MSN with no posted receive -> 1/2/0x02.
 TEST_F(SendTest, NoBufferAvailable) {
   const Bytes seg = Encode(SendSeg(1, Pattern(4)));
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 2, 0x02), seg, false);
 }
 
-// R5041-7.1-U5 R5041-4.3-08 R5041-7.2-T09: MSN 0, a skipped MSN, or a reused one -> 1/2/0x03.
+// R5041-7.1-U5 R5041-4.3-08 R5041-7.2-T09 R5041-5.3-05: MSN 0, a skipped MSN, or a reused
+// one -> 1/2/0x03 (a message is never delivered twice).
 TEST(SendMsn, RangeNotValid) {
   for (uint32_t msn : {0u, 3u, 0xFFFFFFFFu}) {
     Peer p{Config()};
@@ -137,7 +138,7 @@ TEST_F(SendTest, SegmentBeyondLastIsBrokenStructure) {
   EXPECT_EQ(p.ep.first_violation()->kind, ViolationKind::kBrokenMessageStructure);
 }
 
-// R5041-4.3-05 NOTES F.6: RsvdULP differing between segments; the MO=0 segment's wins.
+// R5041-4.3-05 R5041-4.3-04 R5041-4.3-06 NOTES F.6: RsvdULP differing between segments; the MO=0 segment's wins.
 TEST_F(SendTest, RsvdUlpOfMoZeroSegmentIsUsed) {
   p.ep.PostReceive(64);
   p.ep.resources().AddRegion(0x10, 0, 8, kAllAccess, kStream);
@@ -160,7 +161,7 @@ TEST_F(SendTest, InvalidateFieldOfPlainSendIgnored) {
   EXPECT_TRUE(p.ep.resources().FindRegion(0x10)->valid);
 }
 
-// R5040-5.3-15: Send with Invalidate invalidates an STag of this stream; a later
+// R5040-5.3-13 R5040-5.3-14 R5040-5.3-15: Send with Invalidate invalidates an STag of this stream; a later
 // Write to it fails with 1/1/0x00.
 TEST_F(SendTest, SendWithInvalidateInvalidates) {
   p.ep.PostReceive(64);
@@ -213,6 +214,7 @@ struct ImmediateTest : ::testing::Test {
   Peer p{Config(wire::Profile::kRfc7306)};
 };
 
+// R7306-6.3-01 R7306-6.3-04 R7306-6.4-01 R7306-4.1-T01 R7306-4.2-T01
 // R7306-6.3-02 R7306-6.3-03 R7306-7-T05: consumes a QN0 buffer and MSN, delivered in
 // order with Sends.
 TEST_F(ImmediateTest, DeliveredInOrderWithSends) {
