@@ -139,7 +139,8 @@ TEST_F(ReadTest, SkippedMsnIsRangeNotValid) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 2, 0x03), seg, false);
 }
 
-// R5040-4.2-T02 (decisions.md): a Read Request message that is not exactly 28 octets.
+// R5040-4.2-01 R5040-4.2-T02 (decisions.md): a Read Request message that is not exactly
+// 28 octets.
 TEST_F(ReadTest, WrongHeaderLength) {
   for (std::size_t n : {27u, 29u}) {
     ReadFixture t;
