@@ -338,6 +338,13 @@ TEST(DecodeInput, BinaryFileStdinAndHexArgumentGiveTheSameFrames) {
   EXPECT_EQ(arg.out, ref.out);
 }
 
+TEST(DecodeInput, OffsetsOfEveryField) {
+  const RunResult r = Rdmapct("decode --offsets examples/streams/all-opcodes-commit.hex");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("    MPA FPDU: offset 24, 36 octets on the wire [offset 24, length 36]\n"), std::string::npos);
+  EXPECT_NE(r.out.find("        STag: 0x0000ab01 [offset 28, length 4]\n"), std::string::npos);
+}
+
 TEST(DecodeInput, VerboseDumpsEveryPayloadOctet) {
   const RunResult brief = Rdmapct("decode --markers on examples/streams/multi-segment.hex");
   EXPECT_NE(brief.out.find("more octets (-v shows all)"), std::string::npos);
@@ -389,6 +396,15 @@ TEST(DecodeErrors, BadCrcWithTheExactOffset_R5044_4_4_15) {
   EXPECT_EQ(r.Frames(), 5);   // frames 1-4 and the bad FPDU itself
   EXPECT_NE(r.out.find("Frame 5: Send (QN 0, MSN 257, MO 0), FPDU at offset 148, 32 octets, CRC MISMATCH"),
             std::string::npos);
+  // The JSON document stays valid after a fatal error and carries it.
+  const RunResult fatal = Rdmapct("decode --json " + Quote(file));
+  EXPECT_EQ(fatal.status, 1);
+  const auto fj = Json(fatal);
+  EXPECT_EQ(fj["frames"].size(), 5u);
+  ASSERT_EQ(fj["errors"].size(), 1u);
+  EXPECT_EQ(fj["errors"][0]["fatal"], true);
+  EXPECT_EQ(fj["errors"][0]["field"], "CRC");
+  EXPECT_EQ(Get(fj["frames"][4], "CRC")["problem"], true);
   const RunResult go_on = Rdmapct("decode --continue " + Quote(file));
   EXPECT_EQ(go_on.status, 1);
   EXPECT_EQ(go_on.err, r.err);
