@@ -14,5 +14,8 @@ inline constexpr int kExitUsage = 2;   // usage error, unreadable input, target 
 // Each Register* returns the subcommand; `run` is set to the action to run.
 void RegisterVersion(CLI::App& app, std::function<int()>& run);
 void RegisterDecode(CLI::App& app, std::function<int()>& run);
+void RegisterConform(CLI::App& app, std::function<int()>& run);
+// `rdmapct --list-faults` (a top-level flag) and `rdmapct faults`.
+void RegisterListFaults(CLI::App& app, std::function<int()>& run);
 
 }  // namespace rdmapct::cli

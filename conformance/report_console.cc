@@ -60,7 +60,9 @@ std::string ChoiceText(const AcceptChoice& ch) {
 }
 
 std::string StepLine(const StepResult& s) {
-  std::string line = fmt::format("step {} {} {}", s.index, PaddedVerdict(s.verdict, {}), s.action);
+  // Index -1 is the connect the runner adds before a case without one.
+  std::string line = s.index >= 0 ? fmt::format("step {} {} {}", s.index, PaddedVerdict(s.verdict, {}), s.action)
+                                  : fmt::format("implicit {} {}", PaddedVerdict(s.verdict, {}), s.action);
   if (s.severity != proto::LEVEL_UNSPECIFIED) line += " [" + LevelLabel(s.severity) + "]";
   line += " (" + DurationText(s.duration) + ")";
   if (!s.note.empty()) line += " -- " + s.note;

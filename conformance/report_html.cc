@@ -157,7 +157,8 @@ std::string StepsTable(const CaseResult& c) {
     std::string notes = E(s.reason);
     for (const std::string& n : s.notes) notes += (notes.empty() ? "" : "<br>") + E(n);
     if (!s.note.empty()) notes += (notes.empty() ? "" : "<br>") + ("<span class=\"muted\">" + E(s.note) + "</span>");
-    out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", s.index, E(s.action),
+    out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       s.index >= 0 ? std::to_string(s.index) : std::string("&ndash;"), E(s.action),
                        Badge(s.verdict), notes);
   }
   return out + "</table>\n";

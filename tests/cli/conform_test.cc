@@ -1,0 +1,292 @@
+// `rdmapct conform` and `rdmapct --list-faults` end to end: runs the built
+// binary (RDMAPCT_BINARY) and checks stdout, stderr, exit status and the
+// report files, against the in-process reference target (with and without a
+// fault switch), an unreachable TCP target and broken inputs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "conformance/case_loader.h"
+#include "reference/model/faults.h"
+
+#ifndef RDMAPCT_BINARY
+#error "RDMAPCT_BINARY (path of the rdmapct executable) must be defined by the build"
+#endif
+
+namespace rdmapct::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::HasSubstr;
+using testing::Not;
+using testing::StartsWith;
+
+std::string SourceDir() {
+  if (const char* env = std::getenv("RDMAPCT_SOURCE_DIR"); env && *env) return env;
+  return RDMAPCT_SOURCE_DIR_COMPILED;
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+fs::path TempDir() {
+  const fs::path dir = fs::path(::testing::TempDir()) / "rdmapct_conform_test";
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs `rdmapct <args>` in the source directory with stdin from /dev/null.
+Outcome Rdmapct(const std::string& args) {
+  static int counter = 0;
+  const fs::path err_path = TempDir() / ("stderr" + std::to_string(++counter));
+  const std::string cmd = "cd " + Quote(SourceDir()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
+                          " </dev/null 2>" + Quote(err_path.string());
+  Outcome r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.err = ReadFile(err_path);
+  return r;
+}
+
+std::size_t Lines(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n' ? 1 : 0;
+  return n;
+}
+
+const std::vector<conformance::LoadedCase>& Cases() {
+  static const conformance::CaseLoad load = conformance::LoadCases();
+  EXPECT_TRUE(load.ok());
+  return load.cases;
+}
+
+// ---- selection and listing ------------------------------------------------------
+
+TEST(ConformList, ListsEveryCaseAndFilters) {
+  const Outcome all = Rdmapct("conform --list");
+  ASSERT_EQ(all.status, 0) << all.err;
+  for (const conformance::LoadedCase& c : Cases()) {
+    EXPECT_THAT(all.out, HasSubstr(c.id() + " ")) << c.id();
+    EXPECT_THAT(all.out, HasSubstr(c.proto.title()));
+  }
+  EXPECT_THAT(all.out, HasSubstr("\n" + std::to_string(Cases().size()) + " case(s)\n"));
+
+  const Outcome one = Rdmapct("conform --list --case 'rfc5040/7.2/write-*'");
+  ASSERT_EQ(one.status, 0);
+  EXPECT_THAT(one.out, HasSubstr("rfc5040/7.2/write-to-read-only-region"));
+  EXPECT_THAT(one.out, Not(HasSubstr("rfc5040/5.1/")));
+  const Outcome section = Rdmapct("conform --list --section 5.1 --level MUST");
+  ASSERT_EQ(section.status, 0);
+  EXPECT_THAT(section.out, HasSubstr("rfc5040/5.1/write-then-read-back"));
+  EXPECT_THAT(section.out, Not(HasSubstr("rfc5040/7.2/")));
+}
+
+TEST(ConformList, EmptySelectionIsAUsageError) {
+  const Outcome r = Rdmapct("conform --list --tag no-such-tag");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, StartsWith("rdmapct conform: no case matches the selection"));
+  EXPECT_EQ(Lines(r.err), 1u);
+  EXPECT_EQ(r.out, "");
+}
+
+// ---- bad flags: one line, exit 2 ------------------------------------------------
+
+TEST(ConformUsage, BadFlagsExit2WithOneLine) {
+  for (const char* args : {"conform --bogus", "conform --profile rfc9999", "conform --level OFTEN",
+                           "conform --jobs 0", "conform --timeout -5", "conform --script /nonexistent/x.textproto",
+                           "conform --list --coverage", "conform --case"}) {
+    const Outcome r = Rdmapct(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(Lines(r.err), 1u) << args << ": " << r.err;
+    EXPECT_THAT(r.err, StartsWith("rdmapct: ")) << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+}
+
+TEST(ConformUsage, TargetAndFaultErrorsExit2BeforeRunning) {
+  struct Bad {
+    const char* args;
+    const char* message;
+  };
+  for (const Bad& b : {
+           Bad{"conform --fault no-such-fault", "rdmapct conform: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
+           Bad{"conform --target tcp://127.0.0.1:9 --fault ignore-ird",
+               "rdmapct conform: --fault only applies to the reference target (got --target tcp://127.0.0.1:9)\n"},
+           Bad{"conform --target nowhere", "rdmapct conform: target nowhere: unknown target \"nowhere\""},
+           Bad{"conform --target 'reference?colour=blue'", "rdmapct conform: target reference?colour=blue: unknown reference option"},
+           Bad{"conform --json /nonexistent/dir/r.json", "rdmapct conform: --json /nonexistent/dir/r.json: directory"},
+           Bad{"conform --pcap-dir /tmp", "rdmapct conform: --pcap-dir: pcap output is not yet available"},
+       }) {
+    const Outcome r = Rdmapct(b.args);
+    EXPECT_EQ(r.status, 2) << b.args;
+    EXPECT_THAT(r.err, StartsWith(b.message)) << b.args;
+    EXPECT_EQ(Lines(r.err), 1u) << b.args << ": " << r.err;
+    EXPECT_EQ(r.out, "") << b.args;  // nothing was run
+  }
+}
+
+TEST(ConformUsage, NoSubcommandPrintsHelpAndExits2) {
+  const Outcome r = Rdmapct("");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("conform"));
+  EXPECT_THAT(r.err, HasSubstr("--list-faults"));
+}
+
+TEST(ConformUsage, HelpDocumentsProfilesPcapAndExitStatus) {
+  const Outcome r = Rdmapct("conform --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.out, HasSubstr("rfc5040 (default"));
+  EXPECT_THAT(r.out, HasSubstr("--pcap-dir is not yet available"));
+  EXPECT_THAT(r.out, HasSubstr("Exit status: 0 every case passed"));
+}
+
+// ---- --list-faults ------------------------------------------------------------
+
+TEST(ListFaults, ListsEveryFaultWithDescriptionAndRequirements) {
+  const Outcome r = Rdmapct("--list-faults");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const model::FaultInfo& f : model::AllFaults()) {
+    EXPECT_THAT(r.out, HasSubstr(std::string(f.name) + " ")) << f.name;
+    EXPECT_THAT(r.out, HasSubstr(f.description)) << f.name;
+    EXPECT_THAT(r.out, HasSubstr(std::string("requirements: ") + f.requirement_ids)) << f.name;
+  }
+  EXPECT_THAT(r.out, HasSubstr(std::to_string(model::AllFaults().size()) + " fault(s)"));
+  EXPECT_EQ(Rdmapct("faults").out, r.out);
+}
+
+// ---- coverage -------------------------------------------------------------------
+
+TEST(ConformCoverage, PrintsTheTableAndJson) {
+  const fs::path json = TempDir() / "coverage.json";
+  const Outcome r = Rdmapct("conform --coverage --json " + Quote(json.string()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, StartsWith("Requirement coverage"));
+  EXPECT_THAT(r.out, HasSubstr("\nRFC5040 MUST-level rows\n"));
+  EXPECT_THAT(r.out, HasSubstr("rfc5040/7.2/write-to-read-only-region"));
+  EXPECT_THAT(r.out, HasSubstr("not checkable on the wire: needs an IPsec profile"));
+  EXPECT_THAT(r.out, HasSubstr("Uncovered MUST-level rows:"));
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["schema"], "rdmapct-coverage");
+  EXPECT_GT(j["summary"]["must"]["rows"].get<int>(), 300);
+  EXPECT_GE(j["summary"]["must"]["covered"].get<int>(), 1);
+  EXPECT_TRUE(j["problems"].empty());
+}
+
+// ---- running ---------------------------------------------------------------------
+
+TEST(ConformRun, ReferenceTargetPassesAndWritesEveryReport) {
+  const fs::path dir = TempDir();
+  const fs::path json = dir / "run.json", junit = dir / "run.xml", html = dir / "run.html";
+  fs::remove(json), fs::remove(junit), fs::remove(html);
+  const Outcome r = Rdmapct("conform --target reference --jobs 2 --json " + Quote(json.string()) + " --junit " +
+                            Quote(junit.string()) + " --report " + Quote(html.string()));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, StartsWith("rdmapct conform: target in-process reference"));
+  EXPECT_THAT(r.out, HasSubstr("\nrfc5040 section 7.2\n"));
+  EXPECT_THAT(r.out, HasSubstr("Result: PASS"));
+  // The live lines went to stderr, one per case.
+  EXPECT_THAT(r.err, HasSubstr("[1/" + std::to_string(Cases().size()) + "] PASS"));
+
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["exit_status"], 0);
+  EXPECT_EQ(j["target_arg"], "reference");
+  EXPECT_EQ(j["cases"].size(), Cases().size());
+  EXPECT_EQ(j["counts"]["fail"], 0);
+  EXPECT_EQ(j["counts"]["error"], 0);
+  EXPECT_FALSE(j["cases"][0]["frames"].empty());
+  EXPECT_FALSE(j["cases"][0]["frames"][0]["raw_hex"].get<std::string>().empty());
+
+  const std::string xml = ReadFile(junit);
+  EXPECT_THAT(xml, StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+  std::size_t testcases = 0;
+  for (std::size_t at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) ++testcases;
+  EXPECT_EQ(testcases, Cases().size());
+  EXPECT_THAT(xml, HasSubstr("failures=\"0\" errors=\"0\""));
+
+  const std::string page = ReadFile(html);
+  EXPECT_THAT(page, StartsWith("<!DOCTYPE html>"));
+  EXPECT_THAT(page, HasSubstr("<p>No failures, errors or warnings.</p>"));
+  EXPECT_THAT(page, Not(HasSubstr("<script")));
+}
+
+TEST(ConformRun, FaultyReferenceFailsTheCaseThatCitesTheRule) {
+  const fs::path html = TempDir() / "fault.html";
+  const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/*' --report " +
+                            Quote(html.string()));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  FAIL   rfc5040/7.2/write-to-read-only-region  "));
+  const std::string reproduce =
+      "rdmapct conform --target reference --profile rfc5040 --fault skip-access-rights-check "
+      "--case rfc5040/7.2/write-to-read-only-region -v";
+  EXPECT_THAT(r.out, HasSubstr("reproduce: " + reproduce + "\n"));
+  EXPECT_THAT(r.out, HasSubstr("Result: FAIL: 1 case(s)"));
+  const std::string page = ReadFile(html);
+  EXPECT_THAT(page, HasSubstr("<pre class=\"cmd\">" + reproduce + "</pre>"));
+  EXPECT_THAT(page, HasSubstr("<code>R5041-7.1-G2</code>"));
+}
+
+TEST(ConformRun, VerboseShowsDecodedAndHexDumpedFrames) {
+  const Outcome r = Rdmapct("conform -v --case rfc5040/5.1/write-then-read-back");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("frames:\n"));
+  EXPECT_THAT(r.out, HasSubstr("suite->target MPA Request @0"));
+  EXPECT_THAT(r.out, HasSubstr("MPA ID Req Frame"));          // hex dump ASCII column
+  EXPECT_THAT(r.out, HasSubstr("DDP Control: 0x"));           // decoded field tree
+}
+
+TEST(ConformRun, UnreachableTargetIsExit2) {
+  // Port 9 (discard) on the loopback: nothing listens in the test environment.
+  const Outcome r = Rdmapct("conform --target tcp://127.0.0.1:9 --case rfc5040/5.1/write-then-read-back");
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  ERROR  rfc5040/5.1/write-then-read-back"));
+  EXPECT_THAT(r.out, HasSubstr("cannot connect"));
+}
+
+TEST(ConformRun, ScriptRunsTheCasesOfOneFile) {
+  const fs::path script = TempDir() / "repro.textproto";
+  std::ofstream(script) << ReadFile(fs::path(SourceDir()) / "conformance/cases/rfc5040/5.1_rdma-write.textproto");
+  const Outcome r = Rdmapct("conform --script " + Quote(script.string()));
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS   rfc5040/5.1/write-then-read-back"));
+  EXPECT_THAT(r.out, Not(HasSubstr("rfc5040/7.2/")));
+
+  const fs::path bad = TempDir() / "bad.textproto";
+  std::ofstream(bad) << "case { id: \"rfc5040/7.2/x\" title: \"t\" level: MUST requirement: \"R9999-1-01\" "
+                        "step { pause { ms: 1 } } }\n";
+  const Outcome b = Rdmapct("conform --script " + Quote(bad.string()));
+  EXPECT_EQ(b.status, 2);
+  EXPECT_THAT(b.err, HasSubstr("requirement R9999-1-01 is not in the catalog"));
+  EXPECT_THAT(b.err, HasSubstr("invalid case files: nothing was run"));
+  EXPECT_EQ(b.out, "");
+}
+
+}  // namespace
+}  // namespace rdmapct::cli
