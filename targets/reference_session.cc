@@ -137,16 +137,21 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   wire::AppendMpaStartupFrame(out, reply);
   octets_out_ += out.size() - before;
   reply_ = std::move(reply);
+  PrepareFraming();
+  phase_ = SessionPhase::kAwaitingFirstFpdu;
+  return true;
+}
 
+// Each direction's Marker space starts with its first FPDU (R5044-4.3-10):
+// position 0 is the suite's first FPDU octet, resp. the target's.
+void ReferenceTargetSession::PrepareFraming() {
   wire::MpaDeframerConfig dc;
   dc.crc_enabled = crc_;
   dc.markers_enabled = markers_in_;
-  dc.first_position = 0;  // the suite's first FPDU starts Marker space (R5044-4.3-10)
+  dc.first_position = 0;
   dc.max_ulpdu_length = config_.max_inbound_ulpdu;
   deframer_.emplace(dc);
   if (markers_out_) inserter_.emplace(0);
-  phase_ = SessionPhase::kAwaitingFirstFpdu;
-  return true;
 }
 
 // REQ R6581-9.1-04 R6581-9.1-05 R6581-9.1-06 R6581-9.1-14 R6581-9.1-16 R6581-9.2-05
@@ -277,9 +282,11 @@ void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
 
 // REQ R5040-6.2.1-05 R5040-5.4-01
 // Sends what the endpoint produced, reports the ULP events, and closes after
-// a Terminate, sent or received, or a failed stream. With the faults that
-// keep a stream going after a Terminate, the faulty target stays open so
-// the suite can see what it does next.
+// a Terminate, sent or received, or a failed stream. Under the fault
+// answer-after-terminate the faulty target keeps its side open, so the
+// suite can see it answer; under keep-placing-after-terminate it closes but
+// still consumes input (OnBytes), so the placement shows on the next Keep
+// Memory connection.
 void ReferenceTargetSession::Drain(wire::Bytes& out) {
   for (const model::UlpEvent& e : reactions_.events()) completion_errors_ += IsCompletionError(e);
   NoteOutcome();
@@ -444,8 +451,8 @@ std::span<const uint8_t> ReferenceTargetSession::PeekMemory(uint32_t stag, uint6
 
 std::string ReferenceTargetSession::log_line() const {
   std::string s = "conn " + std::to_string(serial_);
-  if (request_) {
-    s += " rev " + std::to_string(request_->revision);
+  if (request_) s += " rev " + std::to_string(request_->revision);
+  if (reply_) {
     if (request_->enhanced_data) s += " rfc6581";
     s += crc_ ? " crc" : " no-crc";
     if (markers_out_) s += " markers-out";

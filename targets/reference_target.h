@@ -240,6 +240,7 @@ class ReferenceTargetSession {
   bool Accept(const wire::MpaStartupFrame& request, wire::Bytes& out);
   std::optional<wire::EnhancedIrdOrd> NegotiateEnhanced(const wire::EnhancedIrdOrd& req);
   void SetUpEndpoint(uint8_t version);
+  void PrepareFraming();
   bool BuildAdvertisement(wire::Advertisement& adv) const;
   void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);

@@ -37,7 +37,9 @@ int WaitFor(int fd, short events, Clock::time_point deadline) {
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 // One non-blocking connect attempt; the connected fd, or -1 with `error`.
-int ConnectOne(const addrinfo* ai, Clock::time_point deadline, std::string& error) {
+// `reset` is set when the handshake completed but the peer reset the
+// connection before we looked (a refusal is ECONNREFUSED instead).
+int ConnectOne(const addrinfo* ai, Clock::time_point deadline, bool& reset, std::string& error) {
   const int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                         ai->ai_protocol);
   if (fd < 0) {
@@ -59,7 +61,8 @@ int ConnectOne(const addrinfo* ai, Clock::time_point deadline, std::string& erro
       }
     }
   }
-  if (err != 0) {
+  reset = err == ECONNRESET;
+  if (err != 0 && !reset) {
     error = ErrnoText(err);
     close(fd);
     return -1;
@@ -219,15 +222,19 @@ std::unique_ptr<Transport> TcpConnector::Connect(std::chrono::milliseconds timeo
   }
   std::string why = "no address";
   int fd = -1;
+  bool reset = false;
   for (const addrinfo* ai = list; ai != nullptr && fd < 0; ai = ai->ai_next) {
-    fd = ConnectOne(ai, deadline, why);
+    fd = ConnectOne(ai, deadline, reset, why);
   }
   freeaddrinfo(list);
   if (fd < 0) {
     error = "cannot connect to " + Describe() + ": " + why;
     return nullptr;
   }
-  return std::make_unique<TcpTransport>(fd, Describe(), options_);
+  auto t = std::make_unique<TcpTransport>(fd, Describe(), options_);
+  // Accepted, then reset at once: the connection exists, and is reset.
+  if (reset) t->reset_ = true;
+  return t;
 }
 
 std::string TcpConnector::Describe() const {

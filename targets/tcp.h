@@ -44,6 +44,7 @@ class TcpTransport : public Transport {
   std::string peer() const override { return peer_; }
 
  private:
+  friend class TcpConnector;
   IoStatus Fail(const char* call, int err);
 
   int fd_;

@@ -159,6 +159,29 @@ TEST(ReferenceTargetStartup, SendRtrIsHiddenAndTheFirstEventIsSequenceOne) {
   EXPECT_EQ(rec->length, 5u);
 }
 
+// REQ R6581-9.1-05
+// Initiator ORD 0 with only a Read RTR: the target still has IRD for it, and
+// the RTR (a zero-length Read Request, QN 1 MSN 1) gets a zero-length Read
+// Response.
+TEST(ReferenceTargetStartup, ReadRtrIsAnsweredWithAZeroLengthReadResponse) {
+  ReferenceTargetConfig c;
+  c.ird = 0;
+  ReferenceTarget target(c);
+  Initiator init(target, {.revision = 2,
+                          .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .ird = 4,
+                                                           .read_rtr = true, .ord = 0}});
+  ASSERT_TRUE(init.Start());
+  EXPECT_TRUE(init.reply().enhanced_data->read_rtr);
+  EXPECT_GE(init.reply().enhanced_data->ird, 1);
+  init.Send(wire::MakeReadRequest(1, wire::ReadRequestHeader{.sink_stag = 0x77}));
+  auto v = init.Decoded();
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].opcode(), Opcode::kRdmaReadResponse);
+  EXPECT_EQ(v[0].ddp.header.stag, 0x77u);
+  EXPECT_TRUE(v[0].ulp_payload.empty());
+  EXPECT_TRUE(v[0].ddp.header.last);
+}
+
 // REQ R5044-7.1.2-R04 R5044-7.1.2-R02a
 TEST(ReferenceTargetStartup, ResponderSendsNothingBeforeTheRequestIsCompleteNorBeforeTheFirstFpdu) {
   ReferenceTarget target;
@@ -625,6 +648,55 @@ TEST(ReferenceTargetConnections, EveryConnectionStartsWithFreshBuffersAndMsns) {
     ASSERT_EQ(v.size(), 3u);
     EXPECT_EQ(v[0].ddp.header.msn, 1u);
     EXPECT_EQ(TerminateOf(v[2]).code, wire::term::kDdpUntaggedInvalidMsnNoBufferAvailable);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Faults that act after a Terminate stay observable through the session.
+
+TEST(ReferenceTargetFaults, AnswerAfterTerminateKeepsTheFaultyTargetOpen) {
+  ReferenceTargetConfig c;
+  c.faults.Add(model::Fault::kAnswerAfterTerminate);
+  ReferenceTarget target(c);
+  Initiator init(target);
+  ASSERT_TRUE(init.Start());
+  init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));
+  EXPECT_FALSE(init.session().wants_close());
+  const wire::AdvertisedRegion rw = init.Region(RegionRole::kReadWrite);
+  init.Send(wire::MakeReadRequest(1, wire::ReadRequestHeader{.sink_stag = 5,
+                                                             .read_message_size = 4,
+                                                             .source_stag = rw.stag,
+                                                             .source_tagged_offset =
+                                                                 rw.base_tagged_offset}));
+  auto v = init.Decoded();
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].opcode(), Opcode::kTerminate);
+  EXPECT_EQ(v[1].opcode(), Opcode::kRdmaReadResponse);  // the fault shows on the wire
+  init.Close();
+  EXPECT_TRUE(init.session().closed());
+  EXPECT_EQ(target.previous_outcome().outcome, wire::ConnectionOutcome::kTerminateSent);
+}
+
+TEST(ReferenceTargetFaults, KeepPlacingAfterTerminateShowsOnTheKeepMemoryConnection) {
+  for (bool faulty : {false, true}) {
+    ReferenceTargetConfig c;
+    if (faulty) c.faults.Add(model::Fault::kKeepPlacingAfterTerminate);
+    ReferenceTarget target(c);
+    const wire::AdvertisedRegion rw = DefaultTargetLayout(c.profile).regions[0];
+    const Bytes data = ComplementOfPattern(rw, rw.base_tagged_offset, 8);
+    {
+      Initiator init(target);
+      ASSERT_TRUE(init.Start());
+      init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));
+      ASSERT_TRUE(init.session().wants_close());
+      EXPECT_TRUE(init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset, data)).empty());
+    }
+    Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
+    ASSERT_TRUE(next.Start());
+    auto m = next.session().PeekMemory(rw.stag, rw.base_tagged_offset, 8);
+    EXPECT_EQ(Bytes(m.begin(), m.end()),
+              faulty ? data : wire::RegionPattern(rw, rw.base_tagged_offset, 8))
+        << "faulty " << faulty;
   }
 }
 

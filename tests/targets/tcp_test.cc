@@ -55,6 +55,9 @@ class Listener {
       ssize_t n;
       while ((n = recv(c, buf, sizeof buf, 0)) > 0) send(c, buf, static_cast<size_t>(n), MSG_NOSIGNAL);
     } else if (behaviour_ == Behaviour::kReset) {
+      // Reset once the client has spoken, so the RST never races the handshake.
+      char c1;
+      recv(c, &c1, 1, 0);
       const linger l{1, 0};
       setsockopt(c, SOL_SOCKET, SO_LINGER, &l, sizeof l);
     } else if (behaviour_ == Behaviour::kSilent) {
@@ -112,6 +115,7 @@ TEST(TcpTransport, PeerResetIsReset) {
   Listener l(Behaviour::kReset);
   auto t = Connect(l.address());
   ASSERT_NE(t, nullptr);
+  ASSERT_EQ(t->Write(Bytes(1, 'x')), IoStatus::kOk);
   Bytes in;
   EXPECT_EQ(t->Read(in, 4096, milliseconds(2000)), IoStatus::kReset) << t->last_error();
   EXPECT_EQ(t->Write(Bytes(4, 0)), IoStatus::kReset);  // sticky
