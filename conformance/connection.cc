@@ -380,6 +380,8 @@ void Connection::Close(proto::Close::Kind kind) {
     link_ = link_ == LinkState::kOpen ? LinkState::kReset : link_;
     return;
   }
+  if (fin_sent_) return;
+  fin_sent_ = true;
   transport_->ShutdownWrite();
   r.kind = FrameKind::kFin;
   r.summary = "suite closed its side (FIN)";
@@ -387,7 +389,7 @@ void Connection::Close(proto::Close::Kind kind) {
 }
 
 void Connection::CloseGracefully(Clock::time_point deadline) {
-  if (link_ != LinkState::kOpen) return;
+  if (link_ == LinkState::kReset || link_ == LinkState::kError) return;
   Close(proto::Close::FIN);
   while (Pump(deadline)) {
   }

@@ -124,6 +124,7 @@ class Connection {
   uint32_t tx_position_ = 0;  // Marker-space position of the next FPDU octet
   bool crc_ = true;
   bool markers_to_target_ = false;
+  bool fin_sent_ = false;
 
   // target -> suite
   uint64_t reply_octets_ = 0;

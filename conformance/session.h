@@ -47,8 +47,9 @@ struct SessionOptions {
 
 struct CaseRun {
   CaseResult result;
-  // The target refused the case's first connection (the runner counts these
-  // to stop a run against a dead target).
+  // The target refused the case's first connection, or left its default
+  // MPA Request without a Reply (the runner counts these to stop a run
+  // against a dead target).
   bool connect_failed = false;
   // Stop the whole run: the target speaks an unknown test-ULP major version.
   bool abort_run = false;

@@ -88,6 +88,12 @@ case {
   EXPECT_TRUE(Has(bad, "DDP Segment Length accept-set needs exactly one preferred member"));
 }
 
+CaseFilter With(void (*set)(CaseFilter&)) {
+  CaseFilter f;
+  set(f);
+  return f;
+}
+
 TEST(CaseLoaderTest, FiltersByIdGlobSectionDocumentLevelTagProfile) {
   CaseLoad load = ParseCaseFile(kTwoCases, "x", "rfc5040", "7.2");
   auto ids = [&](const CaseFilter& f) {
@@ -97,19 +103,19 @@ TEST(CaseLoaderTest, FiltersByIdGlobSectionDocumentLevelTagProfile) {
   };
   using V = std::vector<std::string>;
   EXPECT_EQ(ids({}), (V{"rfc5040/7.2/alpha", "rfc5040/7.2/beta"}));
-  EXPECT_EQ(ids({.ids = {"rfc5040/7.2/beta"}}), V{"rfc5040/7.2/beta"});
-  EXPECT_EQ(ids({.ids = {"*/al*"}}), V{"rfc5040/7.2/alpha"});
-  EXPECT_EQ(ids({.ids = {"rfc5040/7.2/b"}}), V{});
-  EXPECT_EQ(ids({.sections = {"7"}}).size(), 2u);
-  EXPECT_EQ(ids({.sections = {"7.2"}}).size(), 2u);
-  EXPECT_EQ(ids({.sections = {"7.22"}}).size(), 0u);
-  EXPECT_EQ(ids({.sections = {"7.1"}}).size(), 0u);
-  EXPECT_EQ(ids({.documents = {"rfc7306"}}).size(), 0u);
-  EXPECT_EQ(ids({.levels = {proto::SHOULD}}), V{"rfc5040/7.2/beta"});
-  EXPECT_EQ(ids({.tags = {"terminate", "nothing"}}), V{"rfc5040/7.2/alpha"});
-  EXPECT_EQ(ids({.profile = wire::Profile::kRfc5040}), V{"rfc5040/7.2/alpha"});
-  EXPECT_EQ(ids({.profile = wire::Profile::kCommit}).size(), 2u);
-  EXPECT_EQ(ids({.levels = {proto::MUST}, .profile = wire::Profile::kCommit}), V{"rfc5040/7.2/alpha"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.ids = {"rfc5040/7.2/beta"}; })), V{"rfc5040/7.2/beta"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.ids = {"*/al*"}; })), V{"rfc5040/7.2/alpha"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.ids = {"rfc5040/7.2/b"}; })), V{});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.sections = {"7"}; })).size(), 2u);
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.sections = {"7.2"}; })).size(), 2u);
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.sections = {"7.22"}; })).size(), 0u);
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.sections = {"7.1"}; })).size(), 0u);
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.documents = {"rfc7306"}; })).size(), 0u);
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.levels = {proto::SHOULD}; })), V{"rfc5040/7.2/beta"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.tags = {"terminate", "nothing"}; })), V{"rfc5040/7.2/alpha"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.profile = wire::Profile::kRfc5040; })), V{"rfc5040/7.2/alpha"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.profile = wire::Profile::kCommit; })).size(), 2u);
+  EXPECT_EQ(ids(With([](CaseFilter& f) { f.levels = {proto::MUST}; f.profile = wire::Profile::kCommit; })), V{"rfc5040/7.2/alpha"});
 }
 
 TEST(CaseLoaderTest, IdComponents) {

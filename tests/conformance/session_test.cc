@@ -154,7 +154,7 @@ TEST(SessionTest, SilentTargetIsAnErrorWithinTheTimeout) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(2000));
   EXPECT_EQ(run.result.verdict, Verdict::kError);
   EXPECT_TRUE(Contains(run.result.reason, "no MPA Reply within 150 ms")) << run.result.reason;
-  EXPECT_FALSE(run.connect_failed);
+  EXPECT_TRUE(run.connect_failed);  // counts toward stopping the run
   ASSERT_FALSE(run.result.frames.empty());
   EXPECT_EQ(run.result.frames[0].kind, FrameKind::kMpaRequest);
 }
@@ -307,6 +307,7 @@ TEST(SessionTest, RejectIsAnErrorForTheDefaultRequestAndASkipForAnOption) {
                 FastOptions());
   EXPECT_EQ(run.result.verdict, Verdict::kSkip);
   EXPECT_TRUE(Contains(run.result.reason, "does not accept an MPA Request with M=1")) << run.result.reason;
+  EXPECT_FALSE(run.connect_failed);
 }
 
 TEST(RunnerTest, StopsAfterConsecutiveConnectionFailures) {
