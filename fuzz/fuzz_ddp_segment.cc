@@ -128,7 +128,10 @@ const OpcodeInfo* CheckProfile(ByteSpan in, Profile p, const Result<DdpSegmentVi
     } else {
       // Only an RDMAP header that is due can run out.
       FUZZ_CHECK(e.offset >= ddp->payload_offset);
-      FUZZ_CHECK(HeaderDue(ddp->header, FindOpcode(DecodeRdmapControl(in[1], p).opcode, p)));
+      const OpcodeInfo* info = FindOpcode(DecodeRdmapControl(in[1], p).opcode, p);
+      FUZZ_CHECK(HeaderDue(ddp->header, info));
+      // ... and only when the octets are fewer than its fixed part needs.
+      FUZZ_CHECK(ddp->payload.size() < info->header_length || info->header == HeaderKind::kTerminate);
     }
     return nullptr;
   }

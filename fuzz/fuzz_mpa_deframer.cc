@@ -23,7 +23,11 @@
 //  - an independent reference walk over the whole stream (Marker octets are
 //    exactly those at Marker-space positions 0-3 mod 512) recomputes every
 //    delivered FPDU: header offset, ULPDU_Length, ULPDU octets, wire length,
-//    Marker count, FPDUPTR verdict, received and computed CRC;
+//    Marker count, FPDUPTR verdict, received and computed CRC; and it
+//    justifies how the stream ended: an error must be the documented one
+//    (kind, field offset, value) for the FPDU after the last delivered one
+//    (or DecodeMpaStartupFrame's error for the frame), and a clean end with
+//    octets left over must leave an FPDU that really is incomplete;
 //  - FPDUs tile the stream; nothing is delivered after a latched error;
 //    without the continue flags crc_ok and marker_ok are always true.
 #include <cstddef>
@@ -64,70 +68,156 @@ struct Outcome {
   uint64_t fed = 0;
 };
 
-// Recomputes one delivered FPDU from the whole stream, independently of the
-// deframer's layout arithmetic.
-class ReferenceWalk {
- public:
-  ReferenceWalk(ByteSpan stream, const MpaFpdu& f, uint32_t position, bool markers)
-      : s_(stream), f_(f), pos0_(position), markers_(markers), i_(f.offset) {}
+// What the FPDU starting at stream offset `offset` (Marker-space position
+// `position`) must look like, recomputed from the whole stream independently
+// of the deframer's layout arithmetic: a Marker octet is one at position
+// 0-3 mod 512 of a Marker that starts inside this FPDU (a stream may begin
+// mid-Marker).
+struct Expected {
+  bool header = false;     // both ULPDU_Length octets are in the stream
+  bool complete = false;   // so is the last CRC octet
+  uint64_t header_offset = 0, crc_offset = 0, end = 0;
+  uint16_t ulpdu_length = 0, markers = 0;
+  uint32_t received_crc = 0, wire_crc = 0;   // wire_crc: CRC-32C of [offset, crc_offset)
+  std::optional<uint64_t> bad_marker;
+  uint16_t bad_fpduptr = 0;
+};
 
-  void Check(const MpaDeframerConfig& cfg) {
-    const uint64_t h0 = Next();
-    FUZZ_CHECK(h0 == f_.header_offset);
-    const uint16_t ulpdu_length = static_cast<uint16_t>(s_[h0] << 8 | s_[Next()]);
-    FUZZ_CHECK(ulpdu_length == f_.ulpdu_length && f_.ulpdu.size() == ulpdu_length);
-    for (std::size_t k = 0; k < ulpdu_length; ++k) FUZZ_CHECK(s_[Next()] == f_.ulpdu[k]);
-    for (std::size_t k = 0; k < FpduPadLength(ulpdu_length); ++k) Next();
+class Predictor {
+ public:
+  Predictor(ByteSpan stream, uint64_t offset, uint32_t position, bool markers)
+      : s_(stream), offset_(offset), pos0_(position), markers_(markers), i_(offset) {}
+
+  // ULPDU octets (Markers removed) go to `ulpdu`.
+  Expected Run(Bytes& ulpdu) {
+    Expected e;
+    ulpdu.clear();
+    uint64_t h0 = 0, h1 = 0;
+    if (!Next(h0)) return e;
+    header_ = h0;   // before the next Marker is judged: one may split ULPDU_Length
+    if (!Next(h1)) return e;
+    e.header = true;
+    e.header_offset = h0;
+    e.ulpdu_length = static_cast<uint16_t>(s_[h0] << 8 | s_[h1]);
+    uint64_t at = 0;
+    for (std::size_t k = 0; k < e.ulpdu_length; ++k) {
+      if (!Next(at)) return e;
+      ulpdu.push_back(s_[at]);
+    }
+    for (std::size_t k = 0; k < FpduPadLength(e.ulpdu_length); ++k) {
+      if (!Next(at)) return e;
+    }
     uint8_t crc_field[kCrc32cSize];
-    const uint64_t crc_at = Next();
-    crc_field[0] = s_[crc_at];
-    for (std::size_t k = 1; k < kCrc32cSize; ++k) crc_field[k] = s_[Next()];
-    FUZZ_CHECK(i_ == f_.offset + f_.wire_length);
-    FUZZ_CHECK(markers_seen_ == f_.markers);
-    FUZZ_CHECK(LoadCrc32c(crc_field) == f_.received_crc);
-    const bool computed = cfg.crc_enabled || cfg.compute_crc_when_disabled;
-    const uint32_t crc = computed ? Crc32c(s_.subspan(f_.offset, crc_at - f_.offset)) : 0;
-    FUZZ_CHECK(f_.computed_crc == crc);
-    FUZZ_CHECK(f_.crc_checked == cfg.crc_enabled);
-    FUZZ_CHECK(f_.crc_ok == (!cfg.crc_enabled || crc == f_.received_crc));
-    const bool check = cfg.markers_enabled && cfg.check_markers;
-    FUZZ_CHECK(f_.marker_ok == (!check || !bad_marker_));
-    if (check && bad_marker_) FUZZ_CHECK(f_.bad_marker_offset == *bad_marker_);
+    for (std::size_t k = 0; k < kCrc32cSize; ++k) {
+      if (!Next(at)) return e;
+      if (k == 0) e.crc_offset = at;
+      crc_field[k] = s_[at];
+    }
+    e.complete = true;
+    e.end = i_;
+    e.markers = markers_seen_;
+    e.received_crc = LoadCrc32c(crc_field);
+    e.wire_crc = Crc32c(s_.subspan(offset_, e.crc_offset - offset_));
+    e.bad_marker = bad_marker_;
+    e.bad_fpduptr = bad_fpduptr_;
+    return e;
   }
 
  private:
-  // A Marker octet sits at Marker-space position 0-3 mod 512, in a Marker
-  // that starts inside this FPDU (a stream may begin mid-Marker).
   bool IsMarkerOctet(uint64_t i) const {
-    const uint32_t r = (pos0_ + static_cast<uint32_t>(i - f_.offset)) % kMarkerInterval;
-    return markers_ && r < kMarkerSize && i >= f_.offset + r;
+    const uint32_t r = (pos0_ + static_cast<uint32_t>(i - offset_)) % kMarkerInterval;
+    return markers_ && r < kMarkerSize && i >= offset_ + r;
   }
-  // The wire index of the next FPDU octet, stepping over (and judging) Markers.
-  uint64_t Next() {
+  // The wire index of the next FPDU octet, stepping over (and judging)
+  // Markers; false when the stream ends first.
+  bool Next(uint64_t& at) {
     while (IsMarkerOctet(i_)) {
-      FUZZ_CHECK(i_ + kMarkerSize <= s_.size());
+      if (i_ + kMarkerSize > s_.size()) return false;
       const uint16_t fpduptr = LoadMarker(s_.data() + i_).fpduptr;
       // A Marker before ULPDU_Length leads the FPDU (FPDUPTR 0); later ones
       // point back to ULPDU_Length.
-      const uint64_t expected = i_ == f_.offset ? 0 : i_ - f_.header_offset;
+      const uint64_t expected = i_ == offset_ ? 0 : i_ - header_;
       if (!bad_marker_ && FpduPtrForCompare(fpduptr) != FpduPtrForCompare(static_cast<uint16_t>(expected))) {
         bad_marker_ = i_;
+        bad_fpduptr_ = fpduptr;
       }
       ++markers_seen_;
       i_ += kMarkerSize;
     }
-    FUZZ_CHECK(i_ < s_.size());
-    return i_++;
+    if (i_ >= s_.size()) return false;
+    at = i_++;
+    return true;
   }
 
   ByteSpan s_;
-  const MpaFpdu& f_;
+  uint64_t offset_;
   uint32_t pos0_;
   bool markers_;
   uint64_t i_;
+  uint64_t header_ = 0;
   uint16_t markers_seen_ = 0;
   std::optional<uint64_t> bad_marker_;
+  uint16_t bad_fpduptr_ = 0;
 };
+
+Bytes& UlpduScratch() {
+  static Bytes b;
+  return b;
+}
+
+// A delivered FPDU is exactly what the reference predicts.
+void CheckDelivered(ByteSpan stream, const MpaFpdu& f, uint32_t position, const MpaDeframerConfig& cfg) {
+  Bytes& ulpdu = UlpduScratch();
+  const Expected e = Predictor(stream, f.offset, position, cfg.markers_enabled).Run(ulpdu);
+  FUZZ_CHECK(e.complete && e.header_offset == f.header_offset && e.ulpdu_length == f.ulpdu_length);
+  FUZZ_CHECK(rdmapct::fuzz::SameBytes(ulpdu, f.ulpdu));
+  FUZZ_CHECK(e.end == f.offset + f.wire_length && e.markers == f.markers);
+  FUZZ_CHECK(e.received_crc == f.received_crc);
+  const bool computed = cfg.crc_enabled || cfg.compute_crc_when_disabled;
+  FUZZ_CHECK(f.computed_crc == (computed ? e.wire_crc : 0));
+  FUZZ_CHECK(f.crc_checked == cfg.crc_enabled);
+  FUZZ_CHECK(f.crc_ok == (!cfg.crc_enabled || e.wire_crc == e.received_crc));
+  const bool check = cfg.markers_enabled && cfg.check_markers;
+  FUZZ_CHECK(f.marker_ok == (!check || !e.bad_marker));
+  if (check && e.bad_marker) FUZZ_CHECK(f.bad_marker_offset == *e.bad_marker);
+}
+
+// An FPDU error is justified by the reference, at the documented field with
+// the documented value (mpa_deframer.h), and a clean end with octets left
+// over means the next FPDU really is incomplete.
+void CheckFpduOutcome(ByteSpan stream, uint64_t offset, uint32_t position, const MpaDeframerConfig& cfg,
+                      const std::optional<DecodeError>& error) {
+  Bytes& ulpdu = UlpduScratch();
+  const Expected e = Predictor(stream, offset, position, cfg.markers_enabled).Run(ulpdu);
+  if (!error) {
+    FUZZ_CHECK(!e.complete);   // else it would have been delivered
+    return;
+  }
+  FUZZ_CHECK(e.header);
+  const DecodeError& err = *error;
+  const bool too_long = e.ulpdu_length > cfg.max_ulpdu_length;
+  const bool too_short = cfg.reject_shorter_than_ddp_header && e.ulpdu_length < MpaDeframerConfig::kSmallestDdpHeader;
+  switch (err.kind) {
+    case DecodeErrorKind::kTooLong:
+      FUZZ_CHECK(too_long && err.offset == e.header_offset && err.value == e.ulpdu_length);
+      return;
+    case DecodeErrorKind::kInvalidValue:
+      FUZZ_CHECK(!too_long && too_short && err.offset == e.header_offset && err.value == e.ulpdu_length);
+      return;
+    default:
+      break;
+  }
+  FUZZ_CHECK(!too_long && !too_short && e.complete);
+  const bool crc_bad = cfg.crc_enabled && e.wire_crc != e.received_crc;
+  if (err.kind == DecodeErrorKind::kCrcMismatch) {
+    FUZZ_CHECK(crc_bad && !cfg.continue_after_crc_error && err.offset == e.crc_offset);
+    FUZZ_CHECK(err.value == (uint64_t{e.received_crc} << 32 | e.wire_crc));
+  } else {
+    FUZZ_CHECK(err.kind == DecodeErrorKind::kMarkerMismatch);
+    FUZZ_CHECK(!crc_bad && cfg.markers_enabled && cfg.check_markers && !cfg.continue_after_marker_mismatch);
+    FUZZ_CHECK(e.bad_marker && err.offset == *e.bad_marker && err.value == e.bad_fpduptr);
+  }
+}
 
 class Driver {
  public:
@@ -155,6 +245,7 @@ class Driver {
     if (!fin.ok()) out.finish = fin.error();
     if (out.status) FUZZ_CHECK(out.finish && SameError(*out.finish, *out.status));
     if (d_.startup_frame()) out.startup_frame = EncodeMpaStartupFrame(*d_.startup_frame());
+    if (reference_) CheckEnd(out);
     out.fed = d_.octets_fed();
     FUZZ_CHECK(d_.fpdu_count() == out.fpdus.size());
     // REQ R5044-8-09: after an error nothing more is delivered.
@@ -187,11 +278,40 @@ class Driver {
       FUZZ_CHECK(f.wire_length == FpduLength(f.ulpdu_length) && f.markers == 0);
       FUZZ_CHECK(f.header_offset == f.offset);
     }
-    if (reference_) ReferenceWalk(stream_, f, d_.position(), cfg.markers_enabled).Check(cfg);
+    if (reference_) CheckDelivered(stream_, f, d_.position(), cfg);
     out.fpdus.push_back(Record{f.offset, f.header_offset, f.bad_marker_offset, f.wire_length,
                                f.received_crc, f.computed_crc, Crc32c(f.ulpdu), f.ulpdu_length,
                                f.markers, f.crc_checked, f.crc_ok, f.marker_ok,
                                f.shorter_than_ddp_header});
+  }
+
+  // Why the stream ended where it did: an error or an incomplete tail must
+  // be justified by the startup frame decoder or the reference FPDU walk.
+  void CheckEnd(const Outcome& out) const {
+    const MpaDeframerConfig& cfg = d_.config();
+    if (cfg.expect_startup_frame && !d_.startup_frame()) {
+      auto frame = DecodeMpaStartupFrame(stream_, {.expect = cfg.startup_kind});
+      FUZZ_CHECK(!frame.ok());
+      if (out.status) {
+        FUZZ_CHECK(SameError(*out.status, frame.error()));
+      } else {
+        FUZZ_CHECK(frame.error().kind == DecodeErrorKind::kTruncated);
+        FUZZ_CHECK(out.finish && out.finish->kind == DecodeErrorKind::kTruncated && out.finish->offset == 0);
+      }
+      return;
+    }
+    uint64_t next = cfg.expect_startup_frame ? MpaStartupFrameLength(stream_) : 0;
+    if (!out.fpdus.empty()) next = out.fpdus.back().offset + out.fpdus.back().wire_length;
+    FUZZ_CHECK(next <= stream_.size());
+    if (!out.status && next == stream_.size()) {
+      FUZZ_CHECK(!out.finish);
+      return;
+    }
+    CheckFpduOutcome(stream_, next, d_.position(), cfg, out.status);
+    if (!out.status) {
+      FUZZ_CHECK(out.finish && out.finish->kind == DecodeErrorKind::kTruncated && out.finish->offset == next);
+      FUZZ_CHECK(out.finish->value == stream_.size() - next);
+    }
   }
 
   MpaDeframer d_;

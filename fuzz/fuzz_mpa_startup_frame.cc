@@ -28,20 +28,35 @@ bool SameFrame(const MpaStartupFrame& a, const MpaStartupFrame& b) {
          a.private_data == b.private_data;
 }
 
-void CheckError(const DecodeError& e, ByteSpan data) {
+bool KeyOctetOk(ByteSpan data, std::size_t i, MpaFrameKind expect) {
+  return (expect != MpaFrameKind::kReply && data[i] == kMpaRequestKey[i]) ||
+         (expect != MpaFrameKind::kRequest && data[i] == kMpaReplyKey[i]);
+}
+
+// Each error is justified by the octets (RFC 5044 §7.1.1, RFC 6581 §6).
+void CheckError(const DecodeError& e, ByteSpan data, const MpaFrameDecodeOptions& options) {
+  const std::size_t key_checked = std::min(data.size(), kMpaKeySize);
+  for (std::size_t i = 0; i < std::min<std::size_t>(e.offset, key_checked); ++i) {
+    FUZZ_CHECK(KeyOctetOk(data, i, options.expect));   // nothing wrong before the error
+  }
   switch (e.kind) {
     case DecodeErrorKind::kTruncated:
       FUZZ_CHECK(e.offset <= data.size());
       FUZZ_CHECK(e.value == data.size() - e.offset);
+      FUZZ_CHECK(data.size() < MpaStartupFrameLength(data));
       break;
     case DecodeErrorKind::kBadKey:
-      FUZZ_CHECK(e.offset < kMpaKeySize && e.offset < data.size());
+      FUZZ_CHECK(e.offset < key_checked && !KeyOctetOk(data, e.offset, options.expect));
       FUZZ_CHECK(e.value == data[e.offset]);
       break;
     case DecodeErrorKind::kTooLong:
+      FUZZ_CHECK(e.offset == 18 && data.size() >= kMpaStartupHeaderSize);
+      FUZZ_CHECK(e.value == LoadBe16(data.data() + 18) && e.value > options.max_private_data);
+      break;
     case DecodeErrorKind::kInvalidValue:
       FUZZ_CHECK(e.offset == 18 && data.size() >= kMpaStartupHeaderSize);
-      FUZZ_CHECK(e.value == LoadBe16(data.data() + 18));
+      FUZZ_CHECK(e.value == LoadBe16(data.data() + 18) && e.value < kMpaEnhancedDataSize);
+      FUZZ_CHECK((data[16] & kMpaFlagS) && data[17] >= 2);
       break;
     default:
       FUZZ_CHECK(!"undocumented error kind");
@@ -53,7 +68,7 @@ void CheckError(const DecodeError& e, ByteSpan data) {
 bool DecodeAndCheck(ByteSpan data, const MpaFrameDecodeOptions& options) {
   auto r = DecodeMpaStartupFrame(data, options);
   if (!r.ok()) {
-    CheckError(r.error(), data);
+    CheckError(r.error(), data, options);
     return false;
   }
   const MpaStartupFrame& f = *r;
