@@ -1,7 +1,7 @@
 // Test-ULP convention decoders (docs/target-convention.md; test_ulp.h):
 // the Advertisement a target puts in its MPA Reply Private Data and the
-// Event Records it sends. Both come from the target under test, i.e. they
-// are untrusted octets.
+// Event Records it sends come from the target under test; the Suite Request
+// is what a target reads from the suite's MPA Request. All are untrusted.
 //
 // Every decoder runs on the whole input (the magics keep them apart), and,
 // when the input is an MPA Reply, on its Private Data as the suite does.
@@ -112,12 +112,31 @@ void CheckEventRecord(ByteSpan in) {
   FUZZ_CHECK(again.ok() && *again == ev);
 }
 
+// Suite Request (docs §2.4): a target decodes it from the suite's MPA
+// Request; 1.0 requests round-trip exactly, newer minors to an equal value.
+void CheckSuiteRequest(ByteSpan in) {
+  auto r = DecodeSuiteRequest(in);
+  if (!r.ok()) {
+    CheckErrorInside(r.error(), 0, in.size());
+    return;
+  }
+  FUZZ_CHECK(in.size() >= kSuiteRequestLength && r->major_version == kTestUlpMajorVersion);
+  static Bytes enc;
+  enc.clear();
+  EncodeSuiteRequest(*r, enc);
+  FUZZ_CHECK(enc.size() == kSuiteRequestLength);
+  if (r->minor_version == kTestUlpMinorVersion) FUZZ_CHECK(SameBytes(enc, in.first(kSuiteRequestLength)));
+  auto again = DecodeSuiteRequest(enc);
+  FUZZ_CHECK(again.ok() && *again == *r);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteSpan in(data, size);
   CheckAdvertisement(in);
   CheckEventRecord(in);
+  CheckSuiteRequest(in);
   // As the suite reads a target's Reply: the frame, then its Private Data.
   auto frame = DecodeMpaStartupFrame(in, {.expect = MpaFrameKind::kReply});
   if (frame.ok()) {

@@ -326,6 +326,14 @@ void TestUlpSeeds(Corpus& c) {
   reply.private_data = adv_bytes(ExampleAdvertisement(3, true));
   Add(c, dir, "mpa_reply_with_advertisement", EncodeMpaStartupFrame(reply));
 
+  Bytes req;
+  EncodeSuiteRequest({1, 0, kRequestKeepMemory, CaseHash("rfc5040/7.2/read-req-invalid-src-stag")}, req);
+  Add(c, dir, "suite_request", req);
+  req.clear();
+  EncodeSuiteRequest({1, 2, 0x8001, 0x12345678}, req);
+  req.push_back(0x77);   // a newer minor may append octets
+  Add(c, dir, "suite_request_minor2_flags", req);
+
   const Bytes payload = Filler(100, 6);
   auto ev_bytes = [](const EventRecord& ev) {
     Bytes b;
@@ -530,6 +538,51 @@ void HexSeeds(Corpus& c) {
 }
 
 // ---------------------------------------------------------------------------
+// fuzz_stream_decode: two config octets (see the harness) + stream.
+
+void StreamDecodeSeeds(Corpus& c) {
+  const std::string dir = "fuzz_stream_decode";
+  auto input = [](uint8_t a, uint8_t b, const Bytes& stream) {
+    Bytes out{a, b};
+    out.insert(out.end(), stream.begin(), stream.end());
+    return out;
+  };
+  std::vector<Bytes> all;
+  for (const Message& m : EveryOpcode()) all.push_back(m.octets);
+  const Bytes plain = Stream(all, true, false, 0);
+  const Bytes marked = Stream(all, true, true, 0);
+  Add(c, dir, "rfc5040_crc", input(0x04 | 0x20, 0x02, plain));
+  Add(c, dir, "rfc7306_crc_markers", input(0x01 | 0x04 | 0x08 | 0x20, 0x02 | 0x04, marked));
+  Add(c, dir, "commit_crc_markers_render_all", input(0x02 | 0x04 | 0x08 | 0x20, 0x02 | 0x08, marked));
+  Add(c, dir, "commit_no_crc_computed", input(0x02 | 0x20, 0x01, Stream(all, false, false, 0)));
+  Bytes handshake = EncodeMpaStartupFrame(Frame(true, 2, true, 4));
+  handshake.insert(handshake.end(), marked.begin(), marked.end());
+  Add(c, dir, "reply_then_markers_auto", input(0x02 | 0x04 | 0x08, 0x02, handshake));
+  MpaStartupFrame reply = Frame(true, 2, true, 4);
+  Bytes adv;
+  (void)EncodeAdvertisement(ExampleAdvertisement(3, true), adv);
+  reply.private_data = adv;
+  Bytes with_adv = EncodeMpaStartupFrame(reply);
+  with_adv.insert(with_adv.end(), plain.begin(), plain.end());
+  Add(c, dir, "reply_with_advertisement_present", input(0x02 | 0x04 | 0x10, 0x06, with_adv));
+  const Bytes bad = Stream(all, true, true, 0, {.crc_xor = 1});
+  Add(c, dir, "crc_error_continue", input(0x02 | 0x04 | 0x08 | 0x20 | 0x40, 0x02, bad));
+  Add(c, dir, "crc_error_fatal", input(0x02 | 0x04 | 0x08 | 0x20, 0x02, bad));
+  Bytes junk_ddp = Stream({Bytes{0x41, 0x41, 0, 0}}, true, false, 0);
+  Add(c, dir, "truncated_ddp_header", input(0x02 | 0x04 | 0x20, 0x00, junk_ddp));
+  Bytes bare;
+  for (const Bytes& m : all) {
+    if (m.size() > 0xFF) continue;
+    bare.push_back(static_cast<uint8_t>(m.size()));
+    bare.insert(bare.end(), m.begin(), m.end());
+  }
+  bare.push_back(3);
+  bare.insert(bare.end(), {0xc1, 0x40, 0x00});
+  Add(c, dir, "bare_segments_commit", input(0x80 | 0x02, 0x04, bare));
+  Add(c, dir, "bare_segments_rfc5040_continue", input(0x80 | 0x40, 0x00, bare));
+}
+
+// ---------------------------------------------------------------------------
 
 bool WriteCorpus(const Corpus& c, const fs::path& out) {
   std::error_code ec;
@@ -604,6 +657,7 @@ int main(int argc, char** argv) {
   ReassemblySeeds(c);
   FpduSeeds(c);
   HexSeeds(c);
+  StreamDecodeSeeds(c);
   if (!WriteCorpus(c, argv[1])) return 1;
   std::size_t files = 0, octets = 0;
   for (const auto& [dir, seeds] : c) {
