@@ -199,10 +199,11 @@ namespace {
 
 // Flush and Atomic Write Responses have no header and carry no payload
 // (COMMIT §3.1.1.2, §3.1.3.2). CheckRdmapHeaderLength lets header-less
-// messages through, so the length is checked here.
+// messages through, so the length is checked here; skip-header-length-check
+// ignores the extra octets as it does after a fixed header.
 CheckResult CheckEmptyResponse(const wire::OpcodeInfo& info, std::size_t payload_length,
-                               const char* requirement_id) {
-  if (payload_length == 0) return {};
+                               const char* requirement_id, const FaultSet& faults) {
+  if (payload_length == 0 || faults.Has(Fault::kSkipHeaderLengthCheck)) return {};
   return MakeViolation(ViolationKind::kRdmapHeaderLength, requirement_id,
                        std::string(info.name) + " carries " + std::to_string(payload_length) +
                            " octets, expected none");
@@ -214,7 +215,8 @@ CheckResult CheckEmptyResponse(const wire::OpcodeInfo& info, std::size_t payload
 // CheckUntaggedResponse matched it to the oldest outstanding QN1 request by
 // QN3 MSN order and checked it is a Flush's response (NOTES C.8, E).
 void RdmapEndpoint::OnFlushResponse(const RxSegment& rx, Reactions& out) {
-  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.1.2-02"),
+  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.1.2-02",
+                                     config_.faults),
               out)) {
     return;
   }
@@ -239,7 +241,8 @@ void RdmapEndpoint::OnVerifyResponse(const RxSegment& rx, Reactions& out) {
 
 // REQ RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.3.2-02 RCOMMIT-3.1-07
 void RdmapEndpoint::OnAtomicWriteResponse(const RxSegment& rx, Reactions& out) {
-  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.3.2-02"),
+  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.3.2-02",
+                                     config_.faults),
               out)) {
     return;
   }

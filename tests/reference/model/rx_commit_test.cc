@@ -663,6 +663,23 @@ TEST_F(CommitRequesterTest, ResponsesWithPayloadTerminate) {
   }
 }
 
+// Fault skip-header-length-check: the octets after the (empty) header of a
+// Flush Response are ignored and the Flush completes.
+TEST_F(CommitRequesterTest, FaultSkipHeaderLengthCheckIgnoresResponsePayload) {
+  EndpointConfig c = CommitConfig();
+  c.faults.Add(Fault::kSkipHeaderLengthCheck);
+  Peer req{c};
+  req.r.Clear();
+  ASSERT_EQ(req.ep.PostFlushRequest(Flush(kBase, 8), req.r), PostStatus::kOk);
+  const Bytes octets(4, 0);
+  wire::RdmapSegment s = wire::MakeFlushResponse(1);
+  s.ulp_payload = octets;
+  const auto& r = req.Feed(s);
+  EXPECT_TRUE(r.violations().empty());
+  ASSERT_EQ(r.events().size(), 1u);
+  EXPECT_EQ(r.events()[0].kind, UlpEventKind::kFlushCompleted);
+}
+
 // RCOMMIT-3.1-07 (NOTES C.8): a response of another type than the oldest
 // outstanding request's is 0/2/0x06; a response with nothing outstanding is
 // 1/2/0x02.
