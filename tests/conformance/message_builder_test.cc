@@ -121,7 +121,7 @@ TEST_F(MessageBuilderTest, OverridesAnyHeaderField) {
   EXPECT_TRUE(Ddp(op->ulpdus[0]).header.tagged);
   EXPECT_FALSE(Ddp(op->ulpdus[0]).header.last);
   auto rr = Build(R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } set { read_message_size: 0 source_stag: 5 } })pb");
-  const auto& h2 = std::get<wire::ReadRequestHeader>(Rdmap(rr->ulpdus[0]).header);
+  const wire::ReadRequestHeader h2 = std::get<wire::ReadRequestHeader>(Rdmap(rr->ulpdus[0]).header);
   EXPECT_EQ(h2.read_message_size, 0u);
   EXPECT_EQ(h2.source_stag, 5u);
 }
