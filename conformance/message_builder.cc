@@ -91,6 +91,35 @@ void ApplyDdpFields(FieldBag& f, wire::DdpSegmentHeader& h, wire::Profile profil
   f.Apply("message_offset", h.message_offset);
 }
 
+// The Terminate fields of a Terminate the suite sends; "" or an error.
+std::string ApplyTerminateFields(FieldBag& f, wire::TerminateHeader& t) {
+  f.Apply("terminate_layer", t.code.layer);
+  f.Apply("terminate_etype", t.code.error_type);
+  f.Apply("terminate_error_code", t.code.error_code);
+  f.Apply("terminate_m", t.m);
+  f.Apply("terminate_d", t.d);
+  f.Apply("terminate_r", t.r);
+  f.Apply("terminate_reserved", t.reserved);
+  f.Apply("ddp_segment_length", t.ddp_segment_length);
+  if (auto hex = f.TakeString("terminated_ddp_header_hex")) {
+    std::optional<wire::Bytes> b = ParseHexString(*hex);
+    auto seg = b ? wire::DecodeDdpSegment(*b) : wire::DecodeDdpSegment({});
+    if (!seg.ok()) return "terminated_ddp_header_hex is not a DDP header";
+    t.terminated_ddp_header = seg->header;
+  }
+  if (auto hex = f.TakeString("terminated_rdma_header_hex")) {
+    std::optional<wire::Bytes> b = ParseHexString(*hex);
+    auto rr = b ? wire::DecodeReadRequestHeader(*b) : wire::DecodeReadRequestHeader({});
+    if (!rr.ok()) return "terminated_rdma_header_hex is not a 28-octet RDMA Read Request header";
+    t.terminated_rdma_header = *rr;
+  }
+  // Bit-driven form: present exactly what the bits announce.
+  t.has_segment_length = t.m || t.d;
+  t.has_ddp_header = t.d;
+  t.has_rdma_header = t.r;
+  return {};
+}
+
 // Overrides of the RDMAP header of the template's type; `storage` keeps
 // octets a header view points to (Verify hash values). "" or an error.
 std::string ApplyHeaderFields(FieldBag& f, wire::RdmapHeader& header, wire::Bytes& storage) {
@@ -101,29 +130,7 @@ std::string ApplyHeaderFields(FieldBag& f, wire::RdmapHeader& header, wire::Byte
     f.Apply("source_stag", r->source_stag);
     f.Apply("source_tagged_offset", r->source_tagged_offset);
   } else if (auto* t = std::get_if<wire::TerminateHeader>(&header)) {
-    f.Apply("terminate_layer", t->code.layer);
-    f.Apply("terminate_etype", t->code.error_type);
-    f.Apply("terminate_error_code", t->code.error_code);
-    f.Apply("terminate_m", t->m);
-    f.Apply("terminate_d", t->d);
-    f.Apply("terminate_r", t->r);
-    f.Apply("terminate_reserved", t->reserved);
-    f.Apply("ddp_segment_length", t->ddp_segment_length);
-    if (auto hex = f.TakeString("terminated_ddp_header_hex")) {
-      std::optional<wire::Bytes> b = ParseHexString(*hex);
-      auto seg = b ? wire::DecodeDdpSegment(*b) : wire::DecodeDdpSegment({});
-      if (!seg.ok()) return "terminated_ddp_header_hex is not a DDP header";
-      t->terminated_ddp_header = seg->header;
-    }
-    if (auto hex = f.TakeString("terminated_rdma_header_hex")) {
-      std::optional<wire::Bytes> b = ParseHexString(*hex);
-      auto rr = b ? wire::DecodeReadRequestHeader(*b) : wire::DecodeReadRequestHeader({});
-      if (!rr.ok()) return "terminated_rdma_header_hex is not a 28-octet RDMA Read Request header";
-      t->terminated_rdma_header = *rr;
-    }
-    t->has_segment_length = t->m || t->d;
-    t->has_ddp_header = t->d;
-    t->has_rdma_header = t->r;
+    if (std::string e = ApplyTerminateFields(f, *t); !e.empty()) return e;
   } else if (auto* i = std::get_if<wire::ImmediateDataHeader>(&header)) {
     f.Apply("immediate_data", i->immediate_data);
   } else if (auto* a = std::get_if<wire::AtomicRequestHeader>(&header)) {
@@ -383,6 +390,33 @@ void Describe(const proto::Send& send, Opcode op, const wire::RdmapSegment& seg,
   }
 }
 
+// A RegionRef the message may leave unset (then STag 0, TO 0).
+bool ResolveOptional(bool present, const proto::RegionRef& ref, const RegionMap& regions, ResolvedRef& out,
+                     std::string& error) {
+  if (!present) return true;
+  std::optional<ResolvedRef> r = ResolveRef(ref, regions, error);
+  if (r) out = *r;
+  return r.has_value();
+}
+
+// RDMAP header (or the case's raw header octets) followed by the payload.
+std::optional<wire::Bytes> Body(const wire::RdmapHeader& header, const std::optional<std::string>& header_hex,
+                                const wire::Bytes& payload, std::string& error) {
+  wire::Bytes body;
+  if (header_hex) {
+    std::optional<wire::Bytes> h = ParseHexString(*header_hex);
+    if (!h) {
+      error = "rdmap_header_hex does not parse";
+      return std::nullopt;
+    }
+    body = *h;
+  } else {
+    wire::EncodeRdmapHeader(header, body);
+  }
+  body.insert(body.end(), payload.begin(), payload.end());
+  return body;
+}
+
 }  // namespace
 
 std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& ctx, std::string& error) {
@@ -394,15 +428,9 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
   const auto op = static_cast<Opcode>(m.type() - 1);
   const wire::OpcodeInfo& info = wire::InfoFor(op);
   ResolvedRef remote, invalidate;
-  if (m.has_remote()) {
-    auto r = ResolveRef(m.remote(), *ctx.regions, error);
-    if (!r) return std::nullopt;
-    remote = *r;
-  }
-  if (m.has_invalidate()) {
-    auto r = ResolveRef(m.invalidate(), *ctx.regions, error);
-    if (!r) return std::nullopt;
-    invalidate = *r;
+  if (!ResolveOptional(m.has_remote(), m.remote(), *ctx.regions, remote, error) ||
+      !ResolveOptional(m.has_invalidate(), m.invalidate(), *ctx.regions, invalidate, error)) {
+    return std::nullopt;
   }
   std::optional<wire::Bytes> payload = BuildPayload(m.payload(), m.has_remote() ? &remote : nullptr, error);
   if (!payload) return std::nullopt;
@@ -435,19 +463,9 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     error = "field " + left + " does not apply to " + info.name;
     return std::nullopt;
   }
-  wire::Bytes body;
-  if (header_hex) {
-    std::optional<wire::Bytes> h = ParseHexString(*header_hex);
-    if (!h) {
-      error = "rdmap_header_hex does not parse";
-      return std::nullopt;
-    }
-    body = *h;
-  } else {
-    wire::EncodeRdmapHeader(seg.header, body);
-  }
-  body.insert(body.end(), payload->begin(), payload->end());
-  auto segs = Plan(send, seg, body, last, ctx, error);
+  std::optional<wire::Bytes> body = Body(seg.header, header_hex, *payload, error);
+  if (!body) return std::nullopt;
+  auto segs = Plan(send, seg, *body, last, ctx, error);
   if (!segs) return std::nullopt;
   BuiltMessage out;
   for (const wire::PlannedDdpSegment& s : *segs) {
@@ -456,7 +474,7 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     u.insert(u.end(), s.payload.begin(), s.payload.end());
     out.ulpdus.push_back(std::move(u));
   }
-  Describe(send, op, seg, body, header_hex.has_value(), *payload, remote, out);
+  Describe(send, op, seg, *body, header_hex.has_value(), *payload, remote, out);
   if (qn >= 0 && !explicit_msn && !delta) ++ctx.state->next_msn[qn];
   if (op == Opcode::kRdmaReadRequest) ctx.state->next_sink_to += std::max<uint64_t>(length, 1);
   if (op == Opcode::kAtomicRequest) ++ctx.state->next_request_identifier;

@@ -54,6 +54,13 @@ SentMessage SentFromUlpdu(const std::string& label, wire::ByteSpan ulpdu, wire::
   return s;
 }
 
+// The case's MPA corruption for the k-th FPDU of a send step, if any.
+const proto::Framing* FramingFor(const proto::Send& s, std::size_t k) {
+  if (!s.has_framing()) return nullptr;
+  const auto& which = s.framing().fpdu();
+  return which.empty() || std::count(which.begin(), which.end(), k) ? &s.framing() : nullptr;
+}
+
 }  // namespace
 
 CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options) {
@@ -424,55 +431,13 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
     return sr;
   }
   const std::size_t first_record = run_.result.frames.size();
-  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(options_.emss, conn_->markers_to_target()), &send_state_};
   std::string error;
   wire::Bytes octets;
   std::optional<SentMessage> sent;
-  auto mods = [&](std::size_t k) -> const proto::Framing* {
-    if (!s.has_framing()) return nullptr;
-    const auto& which = s.framing().fpdu();
-    return which.empty() || std::count(which.begin(), which.end(), k) ? &s.framing() : nullptr;
-  };
-  auto append = [&](const wire::Bytes& b) { octets.insert(octets.end(), b.begin(), b.end()); };
-  if (s.has_message()) {
-    std::optional<BuiltMessage> built = BuildMessage(s, ctx, error);
-    if (!built) {
-      sr.verdict = Verdict::kError;
-      sr.reason = "case error: " + error;
-      return sr;
-    }
-    for (std::size_t k = 0; k < built->ulpdus.size(); ++k) append(conn_->FrameUlpdu(built->ulpdus[k], mods(k), ""));
-    sent = built->sent;
-    if (built->read) {
-      ReadRecord rr{*built->read, std::nullopt, 0};
-      rr.request.what = "Read Request " + std::to_string(reads_.size() + 1);
-      if (auto ref = ResolveRef(s.message().remote(), regions_, error); ref && ref->region) {
-        rr.source = *ref->region;
-        rr.source_tagged_offset = ref->tagged_offset;
-      }
-      reads_.push_back(std::move(rr));
-    }
-    if (built->write) memory_.Write(*built->write);
-  } else {
-    std::optional<wire::Bytes> raw = RawOctets(s.raw(), error);
-    if (!raw) {
-      sr.verdict = Verdict::kError;
-      sr.reason = "case error: " + error;
-      return sr;
-    }
-    switch (s.raw().layer()) {
-      case proto::RawBytes::DDP_SEGMENT:
-        append(conn_->FrameUlpdu(*raw, mods(0), ""));
-        sent = SentFromUlpdu(s.label(), *raw, options_.profile);
-        break;
-      case proto::RawBytes::FPDU: {
-        append(conn_->FrameWholeFpdu(*raw));
-        auto fpdu = wire::DecodeFpdu(*raw, false);
-        if (fpdu.ok()) sent = SentFromUlpdu(s.label(), fpdu->ulpdu, options_.profile);
-        break;
-      }
-      default: append(conn_->RawTcp(*raw));
-    }
+  if (!(s.has_message() ? FrameMessage(s, octets, sent, error) : FrameRaw(s, octets, sent, error))) {
+    sr.verdict = Verdict::kError;
+    sr.reason = "case error: " + error;
+    return sr;
   }
   if (sent) {
     if (!s.label().empty()) labels_[s.label()] = *sent;
@@ -484,6 +449,50 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
   }
   Transmit(octets, s.tcp(), sr);
   return sr;
+}
+
+bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
+                               std::string& error) {
+  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(options_.emss, conn_->markers_to_target()), &send_state_};
+  std::optional<BuiltMessage> built = BuildMessage(s, ctx, error);
+  if (!built) return false;
+  for (std::size_t k = 0; k < built->ulpdus.size(); ++k) {
+    const wire::Bytes b = conn_->FrameUlpdu(built->ulpdus[k], FramingFor(s, k), "");
+    octets.insert(octets.end(), b.begin(), b.end());
+  }
+  sent = built->sent;
+  if (built->read) {
+    ReadRecord rr{*built->read, std::nullopt, 0};
+    rr.request.what = "Read Request " + std::to_string(reads_.size() + 1);
+    std::string ignored;
+    if (auto ref = ResolveRef(s.message().remote(), regions_, ignored); ref && ref->region) {
+      rr.source = *ref->region;
+      rr.source_tagged_offset = ref->tagged_offset;
+    }
+    reads_.push_back(std::move(rr));
+  }
+  if (built->write) memory_.Write(*built->write);
+  return true;
+}
+
+bool CaseSession::FrameRaw(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
+                           std::string& error) {
+  std::optional<wire::Bytes> raw = RawOctets(s.raw(), error);
+  if (!raw) return false;
+  switch (s.raw().layer()) {
+    case proto::RawBytes::DDP_SEGMENT:
+      octets = conn_->FrameUlpdu(*raw, FramingFor(s, 0), "");
+      sent = SentFromUlpdu(s.label(), *raw, options_.profile);
+      break;
+    case proto::RawBytes::FPDU: {
+      octets = conn_->FrameWholeFpdu(*raw);
+      auto fpdu = wire::DecodeFpdu(*raw, false);
+      if (fpdu.ok()) sent = SentFromUlpdu(s.label(), fpdu->ulpdu, options_.profile);
+      break;
+    }
+    default: octets = conn_->RawTcp(*raw);
+  }
+  return true;
 }
 
 bool CaseSession::Transmit(const wire::Bytes& octets, const proto::TcpWrites& tcp, StepResult& sr) {

@@ -52,6 +52,8 @@ class CaseSession {
   void SendRtr(const proto::Connect& c, const MpaRequest& req, const wire::MpaStartupFrame& reply);
   std::vector<std::string> MissingNeeds() const;
   StepResult DoSend(const proto::Send& s, int index);
+  bool FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent, std::string& error);
+  bool FrameRaw(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent, std::string& error);
   bool Transmit(const wire::Bytes& octets, const proto::TcpWrites& tcp, StepResult& sr);
   StepResult DoPause(const proto::Pause& p, int index);
   void Finish();
