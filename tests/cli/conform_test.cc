@@ -4,6 +4,7 @@
 // fault switch), an unreachable TCP target and broken inputs.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -53,7 +54,7 @@ struct Outcome {
 };
 
 fs::path TempDir() {
-  const fs::path dir = fs::path(::testing::TempDir()) / "rdmapct_conform_test";
+  const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_conform_test." + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }

@@ -8,6 +8,7 @@
 //   RDMAPCT_UPDATE_GOLDEN=1 build/tests/cli_test --gtest_filter='DecodeGolden.*'
 // and review the diff.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -72,7 +73,7 @@ struct RunResult {
 // work as in the README); `stdin_data` is fed to standard input.
 RunResult Rdmapct(const std::string& args, const std::string& stdin_data = "") {
   static int counter = 0;
-  const fs::path dir = fs::path(::testing::TempDir()) / "rdmapct_cli_test";
+  const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_cli_test." + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path err_path = dir / ("stderr" + std::to_string(++counter));
   const fs::path in_path = dir / ("stdin" + std::to_string(counter));
@@ -102,7 +103,7 @@ Bytes StreamOctets(const std::string& name) {
 
 // Writes `data` to a temporary file and returns its path.
 std::string TempFile(const std::string& name, const Bytes& data) {
-  const fs::path p = fs::path(::testing::TempDir()) / ("rdmapct_decode_" + name);
+  const fs::path p = fs::path(::testing::TempDir()) / ("rdmapct_decode_" + std::to_string(::getpid()) + "_" + name);
   WriteFile(p, std::string(data.begin(), data.end()));
   return p.string();
 }
