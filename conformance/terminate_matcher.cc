@@ -288,6 +288,43 @@ MatchOutcome MatchTerminateFrame(const proto::TerminateMatcher& m, const Receive
   return o;
 }
 
+namespace {
+
+// No Terminate among the frames: decided once the stream broke, closed or
+// the deadline passed. `actual` is what the target did instead, built from
+// the observation itself (the Read Response segments it sent first, then
+// what ended the wait), never cut out of the one-line reason.
+Evaluation MissingTerminate(const Observation& obs, const MatchContext& ctx, std::size_t read_responses) {
+  Evaluation e;
+  const Verdict miss = VerdictForMiss(ctx.severity);
+  std::string ended;
+  if (obs.problem) {
+    e.outcome.verdict = obs.problem->verdict == Verdict::kError ? Verdict::kError : miss;
+    ended = obs.problem->reason;
+    e.outcome.reason = "no Terminate: " + ended;
+  } else if (obs.link != LinkState::kOpen) {
+    const std::string link(LinkStateName(obs.link));
+    e.outcome.verdict = miss;
+    ended = "the connection ended (" + link + ") without a Terminate";
+    e.outcome.reason = "no Terminate: the connection ended (" + link + ") without one";
+  } else if (obs.deadline_passed) {
+    e.outcome.verdict = miss;
+    ended = "no Terminate within " + std::to_string(ctx.timeout.count()) + " ms";
+    e.outcome.reason = ended;
+  } else {
+    return e;  // wait for more
+  }
+  e.decided = true;
+  e.outcome.expected = "a Terminate";
+  for (std::size_t i = 0; i < read_responses; ++i) {
+    e.outcome.actual += SummarizeUlpdu(obs.frames[i].ulpdu, ctx.profile) + "\n";
+  }
+  e.outcome.actual += ended;
+  return e;
+}
+
+}  // namespace
+
 Evaluation EvaluateTerminate(const proto::TerminateMatcher& m, const Observation& obs, const MatchContext& ctx) {
   Evaluation e;
   // An UPDATED echo follows a Read whose Responses were partly sent: those
@@ -318,23 +355,7 @@ Evaluation EvaluateTerminate(const proto::TerminateMatcher& m, const Observation
     }
     return e;
   }
-  const Verdict miss = VerdictForMiss(ctx.severity);
-  e.outcome.expected = "a Terminate";
-  if (obs.problem) {
-    e.decided = true;
-    e.outcome.verdict = obs.problem->verdict == Verdict::kError ? Verdict::kError : miss;
-    e.outcome.reason = "no Terminate: " + obs.problem->reason;
-  } else if (obs.link != LinkState::kOpen) {
-    e.decided = true;
-    e.outcome.verdict = miss;
-    e.outcome.reason = "no Terminate: the connection ended (" + std::string(LinkStateName(obs.link)) + ") without one";
-  } else if (obs.deadline_passed) {
-    e.decided = true;
-    e.outcome.verdict = miss;
-    e.outcome.reason = "no Terminate within " + std::to_string(ctx.timeout.count()) + " ms";
-  }
-  e.outcome.actual = e.outcome.reason.empty() ? "" : e.outcome.reason.substr(4);
-  return e;
+  return MissingTerminate(obs, ctx, skip);
 }
 
 }  // namespace rdmapct::conformance
