@@ -74,7 +74,8 @@ int ConnectOne(const addrinfo* ai, Clock::time_point deadline, bool& reset, std:
 
 }  // namespace
 
-bool SplitHostPort(std::string_view s, std::string& host, std::string& port, std::string& error) {
+bool SplitHostPort(std::string_view s, std::string& host, std::string& port, std::string& error,
+                   bool allow_port_zero) {
   std::size_t colon;
   if (!s.empty() && s.front() == '[') {
     const std::size_t close = s.find(']');
@@ -95,8 +96,10 @@ bool SplitHostPort(std::string_view s, std::string& host, std::string& port, std
   port = std::string(s.substr(colon + 1));
   const bool digits = !port.empty() && port.size() <= 5 &&
                       std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (host.empty() || !digits || std::stoi(port) == 0 || std::stoi(port) > 65535) {
-    error = "bad TCP address \"" + std::string(s) + "\" (host and a port 1-65535 needed)";
+  const int lowest = allow_port_zero ? 0 : 1;
+  if (host.empty() || !digits || std::stoi(port) < lowest || std::stoi(port) > 65535) {
+    error = "bad TCP address \"" + std::string(s) + "\" (host and a port " + std::to_string(lowest) +
+            "-65535 needed)";
     return false;
   }
   return true;

@@ -76,7 +76,8 @@ class TcpConnector : public TargetConnector {
 };
 
 // "host:port" or "[v6addr]:port" -> host, port; false with a reason.
+// Port 0 ("pick a free port") only for a listener (allow_port_zero).
 bool SplitHostPort(std::string_view host_port, std::string& host, std::string& port,
-                   std::string& error);
+                   std::string& error, bool allow_port_zero = false);
 
 }  // namespace rdmapct::targets
