@@ -107,6 +107,8 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
     Close(CloseReason::kConfigError);
     return false;
   }
+  // REQ R5044-7.1.1-12 R5044-7.1.1-14
+  if (request.crc_required && !config_.mpa.crc_supported) return RejectForCrc(request, out);
   // Suite Request (§2.4): acted on only when it decodes cleanly.
   if (auto sr = wire::DecodeSuiteRequest(request.private_data); sr.ok()) {
     case_hash_ = sr->case_hash;
@@ -140,6 +142,22 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   PrepareFraming();
   phase_ = SessionPhase::kAwaitingFirstFpdu;
   return true;
+}
+
+// A target without CRCs cannot accept C = 1: it rejects (R = 1) and closes
+// (the RFC 5044 §7.1.4.2 reading of a reject, NOTES G.5).
+bool ReferenceTargetSession::RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out) {
+  wire::MpaStartupFrame reject;
+  reject.is_reply = true;
+  reject.reject = true;
+  reject.crc_required = false;
+  reject.revision = request.revision;
+  const std::size_t before = out.size();
+  wire::AppendMpaStartupFrame(out, reject);
+  octets_out_ += out.size() - before;
+  detail_ = "the Request has C=1";
+  Close(CloseReason::kCrcRejected);
+  return false;
 }
 
 // Each direction's Marker space starts with its first FPDU (R5044-4.3-10):

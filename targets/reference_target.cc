@@ -119,6 +119,7 @@ std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& c) {
   if (c.mpa.rfc6581 && !c.mpa.rtr_send && !c.mpa.rtr_write && !c.mpa.rtr_read) {
     return "RFC 6581 needs at least one RTR type";
   }
+  if (!c.mpa.crc_supported && c.mpa.crc) return "a target without CRC support cannot set C in its Reply";
   if (c.mulpdu != 0 && (c.mulpdu < wire::kMinMulpdu || c.mulpdu > wire::kMaxMulpdu)) {
     return "MULPDU outside [128, 64768] (RFC 5044 §3)";
   }
@@ -135,6 +136,7 @@ const char* CloseReasonName(CloseReason r) {
     case CloseReason::kBadRequest: return "bad-mpa-request";
     case CloseReason::kRevisionRejected: return "mpa-revision-rejected";
     case CloseReason::kEnhancedRejected: return "rfc6581-not-supported";
+    case CloseReason::kCrcRejected: return "crc-not-supported";
     case CloseReason::kConfigError: return "config-error";
     case CloseReason::kTerminateSent: return "terminate-sent";
     case CloseReason::kTerminateReceived: return "terminate-received";

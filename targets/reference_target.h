@@ -60,6 +60,10 @@ struct MpaPolicy {
   std::vector<uint8_t> accepted_revisions = {1, 2};
   // C bit of the Reply. RFC 5044 §4.4: CRCs are on by default (NOTES G.1).
   bool crc = true;
+  // false: a target that cannot do CRCs at all. CRCs are used if either side
+  // sets C (RFC 5044 §7.1.1), so it answers a Request with C = 1 with a
+  // rejecting Reply (R = 1, no Private Data) and closes. Needs crc = false.
+  bool crc_supported = true;
   // M bit of the Reply: Markers wanted in suite -> target FPDUs.
   bool request_markers = false;
   // RFC 6581: answer Rev >= 2, S = 1 Requests with the IRD/ORD word. Off:
@@ -131,6 +135,7 @@ enum class CloseReason : uint8_t {
   kBadRequest,          // malformed MPA Request: wrong Key, PD_Length > limit, truncated at FIN
   kRevisionRejected,    // Rev not in the policy
   kEnhancedRejected,    // Rev >= 2, S = 1 with RFC 6581 off
+  kCrcRejected,         // C = 1 in the Request, crc_supported off: rejecting Reply sent
   kConfigError,         // the config cannot produce an Advertisement
   kTerminateSent,       // the target sent a Terminate
   kTerminateReceived,   // the suite sent a Terminate
@@ -238,6 +243,7 @@ class ReferenceTargetSession {
  private:
   void FeedStartup(wire::ByteSpan& in, wire::Bytes& out);
   bool Accept(const wire::MpaStartupFrame& request, wire::Bytes& out);
+  bool RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out);
   std::optional<wire::EnhancedIrdOrd> NegotiateEnhanced(const wire::EnhancedIrdOrd& req);
   void SetUpEndpoint(uint8_t version);
   void PrepareFraming();
