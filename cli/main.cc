@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   RegisterVersion(app, run);
   RegisterDecode(app, run);
   RegisterConform(app, run);
+  RegisterServe(app, run);
   RegisterListFaults(app, run);
   try {
     app.parse(argc, argv);
