@@ -18,6 +18,7 @@
 #include "conformance/report_html.h"
 #include "conformance/report_json.h"
 #include "conformance/report_junit.h"
+#include "conformance/report_pcap.h"
 #include "conformance/result.h"
 #include "conformance/runner.h"
 #include "reference/model/faults.h"
@@ -120,10 +121,43 @@ std::string CheckOutputs(const ConformCommand& cmd) {
                                    {"--report", cmd.report_file}}) {
     if (std::string e = CheckOutputPath(flag, path); !e.empty()) return e;
   }
-  if (!cmd.pcap_dir.empty() && !PcapWriterAvailable()) {
-    return "--pcap-dir: pcap output is not yet available in this build (no capture writer)";
+  if (!cmd.pcap_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(cmd.pcap_dir, ec);
+    if (ec || !fs::is_directory(cmd.pcap_dir)) {
+      return "--pcap-dir " + cmd.pcap_dir + ": cannot create the directory" + (ec ? ": " + ec.message() : "");
+    }
   }
   return {};
+}
+
+// Where failing cases' captures go without --pcap-dir: rdmapct-failures/
+// next to the first report file (--report, --json, --junit), so they travel
+// with the report; else in the current directory.
+fs::path FailurePcapDir(const ConformCommand& cmd) {
+  for (const std::string& report : {cmd.report_file, cmd.json_file, cmd.junit_file}) {
+    if (!report.empty()) return fs::path(report).parent_path() / kFailurePcapDirName;
+  }
+  return fs::path(kFailurePcapDirName);
+}
+
+// Writes the captures before the console report, so its failure blocks can
+// name them: every case with --pcap-dir, else the failing ones. A capture
+// of a failure that cannot be written is reported but leaves the exit
+// status to the verdicts; an unwritable --pcap-dir is an error (false).
+bool WritePcaps(const ConformCommand& cmd, const RunResult& run, ReportContext& ctx, std::FILE* err) {
+  const bool all = !cmd.pcap_dir.empty();
+  const RunResult failed = all ? RunResult{} : CasesNeedingFailurePcap(run);
+  const RunResult& subject = all ? run : failed;
+  if (subject.cases.empty()) return true;
+  const fs::path dir = all ? fs::path(cmd.pcap_dir) : FailurePcapDir(cmd);
+  std::string error;
+  if (!WriteCasePcaps(dir, subject, error)) {
+    std::fprintf(err, "%s%s%s\n", kPrefix, all ? "--pcap-dir: " : "captures of failing cases: ", error.c_str());
+    return !all;
+  }
+  for (const CaseResult& c : subject.cases) ctx.pcap_files[c.id] = (dir / PcapFileName(c.id)).string();
+  return true;
 }
 
 std::unique_ptr<targets::TargetConnector> MakeTarget(const ConformCommand& cmd, std::string& error) {
@@ -180,10 +214,6 @@ bool WriteReports(const ConformCommand& cmd, const RunResult& run, const ReportC
   write(cmd.json_file, RenderJsonReport);
   write(cmd.junit_file, RenderJunitReport);
   write(cmd.report_file, RenderHtmlReport);
-  if (!cmd.pcap_dir.empty() && !WriteCasePcaps(cmd.pcap_dir, run, error)) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
-    ok = false;
-  }
   return ok;
 }
 
@@ -199,17 +229,18 @@ int Run(const ConformCommand& cmd, const Catalog& catalog, const std::vector<con
   std::string error;
   std::unique_ptr<targets::TargetConnector> connector = MakeTarget(cmd, error);
   if (!connector) return Usage(err, error);
-  ReportContext ctx{&catalog, cmd.tool_version, cmd.target, ReproduceArgs(cmd), cmd.verbose};
+  ReportContext ctx{&catalog, cmd.tool_version, cmd.target, ReproduceArgs(cmd), cmd.verbose, {}};
   // Live lines go to stderr: stdout keeps the grouped report alone, and a
   // terminal shows one line rewritten in place.
   LiveProgress progress(err, selected.size(), isatty(fileno(err)) != 0, ConsoleStyle{UseColour(cmd, err)});
   const RunResult run = RunCases(selected, MakeRunOptions(cmd), *connector,
                                  [&](const CaseResult& c, std::size_t, std::size_t) { progress.OnCase(c); });
   progress.Finish();
+  const bool pcaps_ok = WritePcaps(cmd, run, ctx, err);
   std::fputs(RenderConsoleReport(run, ctx, ConsoleStyle{UseColour(cmd, out)}).c_str(), out);
   std::fflush(out);
   if (run.aborted) std::fprintf(err, "%srun aborted: %s\n", kPrefix, run.abort_reason.c_str());
-  if (!WriteReports(cmd, run, ctx, err)) return kExitError;
+  if (!WriteReports(cmd, run, ctx, err) || !pcaps_ok) return kExitError;
   return ExitStatus(run);
 }
 
@@ -225,6 +256,7 @@ std::optional<proto::Level> ParseLevelFlag(std::string_view text) {
 }
 
 int RunConform(const ConformCommand& cmd, std::FILE* out, std::FILE* err) {
+  InstallPcapWriter();
   const CatalogLoad catalog = Catalog::LoadDefault();
   if (!catalog.ok()) return Usage(err, catalog.error.Describe());
   CaseLoad load;

@@ -3,7 +3,8 @@
 // cases (or one --script file), select them, build the target connector
 // (targets::MakeConnector), run them (conformance::RunCases), print the
 // console report with a live line per case, and write the JSON / JUnit /
-// HTML reports; or print the requirement coverage.
+// HTML reports and the pcap captures (every case with --pcap-dir, else the
+// failing ones into rdmapct-failures/); or print the requirement coverage.
 //
 // Exit status (conformance::ExitStatus): 0 every case passed, warned or was
 // skipped; 1 a case failed (a MUST-level expectation missed); 2 usage

@@ -35,10 +35,16 @@ constexpr const char* kConformHelp =
     "reason, expected vs actual and a reproduce command for every case that did not\n"
     "pass; -v adds every step and every frame, decoded and hex-dumped), a live line\n"
     "per case on stderr; --json, --junit and --report write the JSON, JUnit XML and\n"
-    "HTML certification reports (docs/reports.md). --pcap-dir is not yet available:\n"
-    "it is accepted only once a capture writer is built in, and is a usage error\n"
-    "until then. --coverage prints which cases cite each MUST / SHOULD-level\n"
-    "requirement instead of running (with --json FILE: as JSON).\n"
+    "HTML certification reports (docs/reports.md). --coverage prints which cases\n"
+    "cite each MUST / SHOULD-level requirement instead of running (with --json FILE:\n"
+    "as JSON).\n"
+    "\n"
+    "Captures: --pcap-dir DIR writes DIR/<case id, '/' -> '_'>.pcap for every case,\n"
+    "synthetic Ethernet/IPv4/TCP packets (suite 10.0.0.1, target 10.0.0.2:5040) that\n"
+    "Wireshark and tshark decode as iWARP (MPA, DDP, RDMAP). A case that fails or\n"
+    "ends in an error after exchanging frames always gets one: without --pcap-dir in\n"
+    "rdmapct-failures/ next to the first of --report, --json, --junit, else in the\n"
+    "current directory. The console names the file.\n"
     "\n"
     "Exit status: 0 every case passed, warned or was skipped; 1 a case failed (a\n"
     "MUST-level expectation missed); 2 bad flags, invalid case files, an empty\n"
@@ -75,7 +81,7 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   CLI::Option* timeout = sub->add_option("--timeout", st->timeout, "default wait of an expectation and of the MPA Reply, ms")
                              ->check(CLI::Range(1, 3'600'000));
   sub->add_flag("-v,--verbose", c.verbose, "every step and frame of every case");
-  sub->add_option("--pcap-dir", c.pcap_dir, "write one capture per case (not yet available)");
+  sub->add_option("--pcap-dir", c.pcap_dir, "write one pcap capture per case into DIR (created if missing)");
   sub->add_option("--junit", c.junit_file, "write a JUnit XML report");
   sub->add_option("--json", c.json_file, "write the JSON report (with --coverage: the coverage)");
   sub->add_option("--report", c.report_file, "write the HTML certification report");

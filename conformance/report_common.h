@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,9 @@ struct ReportContext {
   // behaviour, already split: {"--fault", "skip-bounds-check"}.
   std::vector<std::string> reproduce_args;
   bool verbose = false;  // console: steps and frames of every case
+  // Case id -> the capture file written for it (report_pcap.h), so a
+  // failure block can name it; empty when no capture was written.
+  std::map<std::string, std::string> pcap_files;
 };
 
 // "rdmapct conform --target reference --profile rfc5040 --case 'rfc5040/7.2/x' -v"

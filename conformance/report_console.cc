@@ -154,6 +154,7 @@ std::string RenderCaseDetail(const RunResult& run, const CaseResult& c, const Re
     }
   }
   if (problem && c.verdict != Verdict::kSkip) out += ind + "reproduce: " + ReproduceCommand(ctx, run, c) + "\n";
+  if (auto pcap = ctx.pcap_files.find(c.id); pcap != ctx.pcap_files.end()) out += ind + "pcap: " + pcap->second + "\n";
   return out;
 }
 
