@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   protobuf-compiler libprotobuf-dev
   libpcap-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+  tshark                              # tests check that Wireshark decodes the captures
 )
 
 missing=()
@@ -20,6 +21,8 @@ if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=""
   [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  # wireshark-common asks whether non-root users may capture; answer no.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo_cmd debconf-set-selections || true
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
