@@ -284,7 +284,6 @@ bool WritePcapFile(const std::filesystem::path& path, const std::vector<Packet>&
     error = path.string() + ": libpcap could not open a capture handle";
     return false;
   }
-  errno = 0;
   std::unique_ptr<pcap_dumper_t, DumperCloser> dumper(pcap_dump_open(dead.get(), path.c_str()));
   if (!dumper) {
     // pcap_geterr names the path and the system error ("...: Permission denied").
@@ -292,6 +291,7 @@ bool WritePcapFile(const std::filesystem::path& path, const std::vector<Packet>&
     if (error.find(path.string()) == std::string::npos) error = path.string() + ": " + error;
     return false;
   }
+  errno = 0;  // so a failed write below names its own cause
   for (const Packet& p : packets) {
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(p.time.time_since_epoch()).count();
     pcap_pkthdr hdr{};

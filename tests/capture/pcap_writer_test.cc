@@ -409,6 +409,15 @@ TEST(PcapWriterTest, UnwritablePathIsAnErrorNamingIt) {
   }
 }
 
+TEST(PcapWriterTest, FailedWriteIsAnErrorWithItsCause) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full to fill";
+  std::vector<Packet> packets;
+  std::string error;
+  ASSERT_TRUE(BuildPackets(Exchange(1, 2), {}, packets, error)) << error;
+  EXPECT_FALSE(WritePcapFile("/dev/full", packets, error));
+  EXPECT_EQ(error, "/dev/full: write failed: No space left on device");
+}
+
 // ---- Wireshark agreement ----------------------------------------------------------
 
 TEST(PcapWriterTshark, NoChecksumErrorsAndNoTcpAnalysisWarnings) {
