@@ -82,9 +82,7 @@ bool LoadAll(const ConformCommand& cmd, const Catalog& catalog, CaseLoad& load, 
 
 int PrintCoverage(const ConformCommand& cmd, const Catalog& catalog, const CaseLoad& load, std::FILE* out,
                   std::FILE* err) {
-  const fs::path reasons_file = DefaultUncoveredReasonsFile();
-  ReasonsLoad reasons;
-  if (fs::exists(reasons_file)) reasons = LoadReasons(reasons_file);
+  const ReasonsLoad reasons = LoadUncoveredReasons();
   for (const std::string& e : reasons.errors) std::fprintf(err, "%s%s\n", kPrefix, e.c_str());
   const Coverage cov = ComputeCoverage(catalog, load.cases, reasons.reasons);
   std::fputs(RenderCoverageText(cov).c_str(), out);

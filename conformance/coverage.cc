@@ -101,6 +101,30 @@ std::filesystem::path DefaultUncoveredReasonsFile() {
   return RepositoryDir() / "conformance" / "uncovered_reasons.tsv";
 }
 
+ReasonsLoad LoadUncoveredReasons() {
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::exists(DefaultUncoveredReasonsFile())) files.push_back(DefaultUncoveredReasonsFile());
+  const std::filesystem::path dir = RepositoryDir() / "conformance" / "reasons";
+  std::error_code ec;
+  std::vector<std::filesystem::path> per_doc;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().extension() == ".tsv") per_doc.push_back(e.path());
+  }
+  std::sort(per_doc.begin(), per_doc.end());  // deterministic error order
+  files.insert(files.end(), per_doc.begin(), per_doc.end());
+  ReasonsLoad out;
+  for (const std::filesystem::path& f : files) {
+    ReasonsLoad one = LoadReasons(f);
+    out.errors.insert(out.errors.end(), one.errors.begin(), one.errors.end());
+    for (auto& [id, reason] : one.reasons) {
+      if (!out.reasons.emplace(id, reason).second) {
+        out.errors.push_back(f.string() + ": " + id + " already has a reason in another file");
+      }
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> CitedRequirements(const proto::Case& c) {
   std::vector<std::string> out;
   for (const std::string& id : c.requirement()) AddOnce(out, id);

@@ -46,6 +46,11 @@ ReasonsLoad ParseReasons(std::string_view tsv, const std::string& source);
 ReasonsLoad LoadReasons(const std::filesystem::path& path);
 // RepositoryDir()/conformance/uncovered_reasons.tsv.
 std::filesystem::path DefaultUncoveredReasonsFile();
+// Every reason the repository holds: uncovered_reasons.tsv (rows no document
+// owns: IPsec, multi-stream LLPs, ...) plus conformance/reasons/<doc>.tsv,
+// one file per document kept by that document's case writers. An id given
+// in two files is an error.
+ReasonsLoad LoadUncoveredReasons();
 
 struct CoverageRow {
   const Requirement* requirement = nullptr;

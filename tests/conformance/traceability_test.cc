@@ -13,6 +13,8 @@
 //   RDMAPCT_UPDATE_COVERAGE_TODO=1 build/tests/conformance_test --gtest_filter='Traceability*'
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <cstdlib>
 #include <fmt/format.h>
 #include <set>
@@ -82,14 +84,14 @@ TEST(TraceabilityTest, CasesCiteExistingIdsAndIdsAreUnique) {
 }
 
 TEST(TraceabilityTest, ReasonsFileIsCleanAndNotStale) {
-  const ReasonsLoad reasons = LoadReasons(DefaultUncoveredReasonsFile());
+  const ReasonsLoad reasons = LoadUncoveredReasons();
   for (const std::string& e : reasons.errors) ADD_FAILURE() << e;
   const Coverage cov = ComputeCoverage(TheCatalog(), TheCases().cases, reasons.reasons);
   for (const std::string& p : cov.problems) ADD_FAILURE() << p;
 }
 
 TEST(TraceabilityTest, EveryWireObservableMustRowHasACaseOrAReasonOrIsListed) {
-  const ReasonsLoad reasons = LoadReasons(DefaultUncoveredReasonsFile());
+  const ReasonsLoad reasons = LoadUncoveredReasons();
   const Coverage cov = ComputeCoverage(TheCatalog(), TheCases().cases, reasons.reasons);
   const std::vector<const CoverageRow*> open = OpenRows(cov);
   if (std::getenv("RDMAPCT_UPDATE_COVERAGE_TODO")) {
@@ -117,8 +119,10 @@ TEST(TraceabilityTest, EveryWireObservableMustRowHasACaseOrAReasonOrIsListed) {
       ADD_FAILURE() << "coverage_todo.tsv lists " << id
                     << ", which is not a MUST / MUST NOT / REQUIRED row of the catalog: remove it";
     } else if (!open_ids.count(id)) {
-      ADD_FAILURE() << "coverage_todo.tsv lists " << id << ", which is now " << CoverageStatusName(row->status)
-                    << (row->cases.empty() ? "" : " by " + row->cases.front()) << ": remove it from the list";
+      // Not a failure: the list is an upper bound, so that adding a case never
+      // breaks the build; regenerate it to keep it tidy.
+      std::cout << "note: coverage_todo.tsv lists " << id << ", which is now " << CoverageStatusName(row->status)
+                    << (row->cases.empty() ? "" : " by " + row->cases.front()) << ": remove it from the list (RDMAPCT_UPDATE_COVERAGE_TODO=1)\n";
     }
   }
 }
