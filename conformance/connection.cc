@@ -154,6 +154,7 @@ HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point
 void Connection::StartFullOperation(bool crc, bool markers_from_target, bool markers_to_target) {
   crc_ = crc;
   markers_to_target_ = markers_to_target;
+  markers_from_target_ = markers_from_target;
   wire::MpaDeframerConfig cfg;
   cfg.crc_enabled = crc;
   cfg.markers_enabled = markers_from_target;
@@ -314,6 +315,19 @@ void Connection::Process(wire::ByteSpan chunk) {
   r.summary = "octets that are no valid FPDU: " + why;
   const std::size_t record = recorder_.Add(std::move(r));
   if (!problem_) problem_ = StreamProblem{Verdict::kFail, "target sent octets that are no valid FPDU (" + why + ")", record};
+}
+
+std::string Connection::IncompleteFpdu() const {
+  if (deframe_failed_ || rx_pending_.empty()) return {};
+  const std::string n = std::to_string(rx_pending_.size());
+  // With Markers a Marker may sit in the first octets; only count then.
+  if (markers_from_target_ || rx_pending_.size() < wire::kUlpduLengthSize) {
+    return "the target left an incomplete FPDU (" + n + " octets)";
+  }
+  const uint16_t length = wire::LoadBe16(rx_pending_.data());
+  const std::size_t whole = wire::kUlpduLengthSize + length + wire::FpduPadLength(length) + wire::kCrc32cSize;
+  return "the target left an incomplete FPDU (ULPDU_Length " + std::to_string(length) + ", " + n + " of " +
+         std::to_string(whole) + " octets)";
 }
 
 void Connection::OnFpdu(const wire::MpaFpdu& f) {

@@ -98,6 +98,11 @@ class Connection {
   // FIN, then wait (bounded) for the target's FIN.
   void CloseGracefully(Clock::time_point deadline);
 
+  // "" unless the target started an FPDU that has not completed: then
+  // "the target left an incomplete FPDU (ULPDU_Length 65535, 100 of 65541
+  // octets)", for the reason of a wait that ran out (a stalled target).
+  std::string IncompleteFpdu() const;
+
   LinkState link() const { return link_; }
   uint32_t index() const { return index_; }
 
@@ -124,6 +129,7 @@ class Connection {
   uint32_t tx_position_ = 0;  // Marker-space position of the next FPDU octet
   bool crc_ = true;
   bool markers_to_target_ = false;
+  bool markers_from_target_ = false;
   bool fin_sent_ = false;
 
   // target -> suite

@@ -280,10 +280,14 @@ bool CaseSession::CheckReply(const proto::Connect& c, const MpaRequest& req, con
     }
     return false;
   };
+  // A target that never answers, answers garbage or rejects the suite's
+  // default Request is as dead as one that refuses the connection: no case
+  // can run, so the runner stops after a few of these in a row. A case's
+  // own Request options may legitimately be refused (a skip, not counted).
+  if (connections_ == 1 && (!h.reply || h.reply->reject) && (h.timed_out || options.empty())) {
+    run_.connect_failed = true;
+  }
   if (!h.reply) {
-    // A target that never answers is as dead as one that refuses: the
-    // runner stops after a few of these in a row.
-    if (connections_ == 1 && h.reply_error.empty() && (h.timed_out || options.empty())) run_.connect_failed = true;
     if (h.timed_out) return refuse("no MPA Reply within " + std::to_string(options_.reply_timeout.count()) + " ms", false);
     if (!h.reply_error.empty()) return refuse("the target's MPA Reply does not decode: " + h.reply_error, false);
     return refuse("the target closed the connection (" + std::string(LinkStateName(h.link)) + ") without an MPA Reply",

@@ -207,6 +207,12 @@ StepResult CaseSession::DoExpect(const proto::Expect& e, int index) {
     ev.outcome.reason = "the case exceeded its time budget of " + std::to_string(options_.case_timeout.count()) +
                         " ms (" + ev.outcome.reason + ")";
   }
+  // A wait that ran out while the target had started an FPDU and stalled:
+  // that is what the target did, so the reason says it.
+  if ((ev.outcome.verdict == Verdict::kFail || ev.outcome.verdict == Verdict::kError) && conn_ &&
+      Clock::now() >= deadline) {
+    if (const std::string partial = conn_->IncompleteFpdu(); !partial.empty()) ev.outcome.reason += "; " + partial;
+  }
   MatchOutcome& o = ev.outcome;
   sr.verdict = o.verdict;
   sr.reason = std::move(o.reason);

@@ -134,6 +134,10 @@ IoStatus TcpTransport::Write(wire::ByteSpan bytes) {
     return IoStatus::kError;
   }
   if (reset_) return IoStatus::kReset;
+  if (!partial_write_.empty()) {
+    last_error_ = "send: the stream is unusable after a partial write (" + partial_write_ + ")";
+    return IoStatus::kError;
+  }
   const Clock::time_point deadline = Clock::now() + options_.write_timeout;
   std::size_t sent = 0;
   while (sent < bytes.size()) {
@@ -150,6 +154,7 @@ IoStatus TcpTransport::Write(wire::ByteSpan bytes) {
       last_error_ = "send: the target took only " + std::to_string(sent) + " of " +
                     std::to_string(bytes.size()) + " octets within " +
                     std::to_string(options_.write_timeout.count()) + " ms";
+      if (sent > 0) partial_write_ = std::to_string(sent) + " of " + std::to_string(bytes.size()) + " octets";
       return IoStatus::kTimeout;
     }
   }

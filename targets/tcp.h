@@ -34,7 +34,9 @@ class TcpTransport : public Transport {
 
   // kOk once every octet is handed to the kernel; kTimeout if the peer's
   // window stayed closed for write_timeout (last_error says how many octets
-  // went out, the stream is then unusable); kClosed / kReset / kError.
+  // went out); kClosed / kReset / kError. A kTimeout with no octet sent may
+  // be retried; after one that sent part of the octets the stream is
+  // unusable, and every later Write is kError (a retry would repeat them).
   IoStatus Write(wire::ByteSpan bytes) override;
   IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
                 std::chrono::milliseconds timeout) override;
@@ -53,6 +55,7 @@ class TcpTransport : public Transport {
   std::string last_error_;
   bool fin_received_ = false;
   bool reset_ = false;
+  std::string partial_write_;  // set when a Write timed out part-way
 };
 
 class TcpConnector : public TargetConnector {

@@ -80,6 +80,8 @@ struct TcpServer::Connection {
   int fd = -1;
   std::string peer;
   std::unique_ptr<ReferenceTargetSession> session;
+  wire::Bytes in;         // peer -> target octets read; [in_head, end) not yet fed
+  std::size_t in_head = 0;
   wire::Bytes out;        // target -> peer octets; [head, end) not yet sent
   std::size_t head = 0;
   bool fin_sent = false;  // our FIN (the session wanted to close)
@@ -151,9 +153,7 @@ void TcpServer::Run() {
     fds.push_back({listen_fd_, POLLIN, 0});
     for (const auto& c : connections_) {
       short events = 0;
-      // Stop reading while the peer has not taken what we owe it: TCP flow
-      // control then holds the peer back, and the backlog stays bounded.
-      if (!c->peer_fin && c->backlog() <= options_.max_output_backlog) events |= POLLIN;
+      if (WantsInput(*c)) events |= POLLIN;
       if (c->backlog() > 0) events |= POLLOUT;
       fds.push_back({c->fd, events, 0});
     }
@@ -223,10 +223,19 @@ void TcpServer::AcceptAll() {
   }
 }
 
+// Stop reading while the peer has not taken what we owe it, or while what
+// was read has not been fed: TCP flow control then holds the peer back, and
+// both buffers stay bounded.
+bool TcpServer::WantsInput(const Connection& c) const {
+  return !c.peer_fin && c.in_head == c.in.size() && c.backlog() <= options_.max_output_backlog;
+}
+
 void TcpServer::OnReadable(Connection& c) {
-  uint8_t buf[64 * 1024];
-  const std::size_t want = std::min(sizeof buf, std::max<std::size_t>(options_.read_chunk, 1));
-  const ssize_t n = recv(c.fd, buf, want, 0);
+  if (c.in_head < c.in.size()) return;  // an error or FIN waits until the input is fed
+  c.in.resize(std::max<std::size_t>(options_.read_chunk, 1));
+  c.in_head = 0;
+  const ssize_t n = recv(c.fd, c.in.data(), c.in.size(), 0);
+  c.in.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
   if (n < 0) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
     const std::string why = errno == ECONNRESET ? "reset by the peer" : std::string("recv: ") + std::strerror(errno);
@@ -254,9 +263,21 @@ void TcpServer::OnReadable(Connection& c) {
       return;
     }
   }
-  const int before = StreamStateOf(*c.session);
-  c.session->OnBytes(wire::ByteSpan(buf, static_cast<std::size_t>(n)), c.out);
-  NoteTerminate(c, before);
+  Feed(c);
+}
+
+// Hands the read octets to the session a slice at a time, pausing while
+// the output backlog is over its limit (see the header).
+void TcpServer::Feed(Connection& c) {
+  const std::size_t slice = std::max<std::size_t>(options_.feed_slice, 1);
+  while (c.in_head < c.in.size() && c.backlog() <= options_.max_output_backlog) {
+    const std::size_t n = std::min(slice, c.in.size() - c.in_head);
+    const int before = StreamStateOf(*c.session);
+    c.session->OnBytes(wire::ByteSpan(c.in).subspan(c.in_head, n), c.out);
+    c.in_head += n;
+    NoteTerminate(c, before);
+    stats_.peak_output_backlog = std::max(stats_.peak_output_backlog, c.backlog());
+  }
 }
 
 void TcpServer::NoteTerminate(Connection& c, int before) {
@@ -310,9 +331,14 @@ void TcpServer::Flush(Connection& c) {
 // Sends what the session produced, then FIN once it wants to close, and
 // releases the connection when both sides are done.
 void TcpServer::Advance(Connection& c) {
-  stats_.peak_output_backlog = std::max(stats_.peak_output_backlog, c.backlog());
   if (c.backlog() > 0) Flush(c);
-  if (c.released || c.backlog() > 0) return;
+  if (c.released) return;
+  if (c.in_head < c.in.size()) {
+    Feed(c);
+    if (c.backlog() > 0) Flush(c);
+    if (c.released) return;
+  }
+  if (c.backlog() > 0 || c.in_head < c.in.size()) return;
   if (c.session->wants_close() && !c.fin_sent) {
     shutdown(c.fd, SHUT_WR);
     c.fin_sent = true;

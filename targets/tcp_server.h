@@ -11,11 +11,15 @@
 // SIGINT/SIGTERM handler can call it.
 //
 // Per connection, every resource is bounded:
-//  * input: at most `read_chunk` octets per read; the session itself holds at
-//    most one partial Request or FPDU (ReferenceTargetSession::buffered);
-//  * output: the loop stops reading from a peer while more than
-//    `max_output_backlog` octets wait to be sent to it (TCP flow control
-//    then throttles the peer), so a peer that never reads cannot grow it;
+//  * input: at most `read_chunk` octets per read, held until the session has
+//    taken them; the session itself holds at most one partial Request or
+//    FPDU (ReferenceTargetSession::buffered);
+//  * output: input goes to the session in slices of `feed_slice` octets,
+//    and the loop stops feeding and reading while more than
+//    `max_output_backlog` octets wait to be sent to the peer (TCP flow
+//    control then throttles the peer). The backlog can exceed the limit by
+//    what one slice produces: a slice of Read Requests is answered at once,
+//    so at most feed_slice / 28 Read Responses of the largest region;
 //  * time: a connection with no progress in either direction for
 //    `idle_timeout` is reset (the convention lets a target close idle
 //    connections, §2.3); after the target's FIN the peer has
@@ -47,6 +51,7 @@ struct TcpServerOptions {
   std::string listen = "127.0.0.1:4791";  // HOST:PORT or [IPv6]:PORT; port 0 picks a free one
   std::size_t max_connections = 64;
   std::size_t read_chunk = 64 * 1024;
+  std::size_t feed_slice = 2048;
   std::size_t max_output_backlog = 1u << 20;
   std::chrono::milliseconds idle_timeout{60000};
   std::chrono::milliseconds close_timeout{10000};
@@ -105,6 +110,8 @@ class TcpServer {
 
   void AcceptAll();
   void OnReadable(Connection& c);
+  void Feed(Connection& c);
+  bool WantsInput(const Connection& c) const;
   void Flush(Connection& c);
   void Advance(Connection& c);
   void CheckTimers(Connection& c, std::chrono::steady_clock::time_point now);
