@@ -22,7 +22,7 @@ const std::vector<FaultInfo> kFaults = {
      "tagged TO / TO+length are not checked against the region (placement is clipped)",
      "R5041-7.1-G3 R5041-7.1-G4 R5040-7.2-09c R5040-7.2-09d"},
     {Fault::kSkipToWrapCheck, "skip-to-wrap-check",
-     "a TO + length that wraps 2^64 is not reported as TO wrap",
+     "no TO wrap check, and the bounds check computes TO + length in 64 bits, so a range that wraps 2^64 passes",
      "R5041-7.1-G5 R5040-7.2-09e"},
     {Fault::kSkipAccessRightsCheck, "skip-access-rights-check",
      "Writes / Reads / Atomics / COMMIT requests ignore the region's access rights",
