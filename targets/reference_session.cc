@@ -2,6 +2,7 @@
 // Operation around the RdmapEndpoint, Event Records and teardown.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
@@ -210,7 +211,12 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   ec.mulpdu = config_.mulpdu != 0 ? config_.mulpdu : wire::Mulpdu(config_.emss, markers_out_);
   ec.ddp_version = version;
   ec.rdmap_version = version;
-  ec.auto_respond = true;
+  // Responses wait for the end of each TCP write (FeedFpdus), as an RNIC
+  // that drains its receive queue before its transmit queue: requests that
+  // arrive together are outstanding together, so IRD and response order are
+  // observable on the wire.
+  ec.auto_respond = false;
+  ec.answer_before_terminate = true;
   ec.faults = config_.faults;
   ec.decisions = config_.decisions;
   endpoint_.emplace(ec);
@@ -271,6 +277,7 @@ bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const 
 // stream without a Terminate.
 void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
   wire::Status st = deframer_->Feed(in, [&](const wire::MpaFpdu& f) { OnUlpdu(f.ulpdu, out); });
+  SendPendingResponses(out);
   if (st.ok()) return;
   // Latched: nothing more will ever be delivered (R5044-8-09), so the
   // octets it holds and every later one can go.
@@ -284,6 +291,16 @@ void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
   detail_ = st.error().Describe();
   reactions_.Clear();
   endpoint_->OnLlpError(code, reactions_);
+  Drain(out);
+}
+
+// REQ R5040-5.5-R20a R5040-5.2.2-07
+// Everything the requests of one TCP write earned, in request order.
+void ReferenceTargetSession::SendPendingResponses(wire::Bytes& out) {
+  if (!endpoint_ || phase_ == SessionPhase::kClosed) return;
+  reactions_.Clear();
+  endpoint_->EmitPendingResponses(std::numeric_limits<std::size_t>::max(), reactions_);
+  if (reactions_.segments().empty() && reactions_.events().empty()) return;
   Drain(out);
 }
 

@@ -250,6 +250,7 @@ class ReferenceTargetSession {
   bool BuildAdvertisement(wire::Advertisement& adv) const;
   void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
+  void SendPendingResponses(wire::Bytes& out);
   void Drain(wire::Bytes& out);
   void ReportEvents(wire::Bytes& out);
   void FrameSegments(const model::Reactions& r, wire::Bytes& out);

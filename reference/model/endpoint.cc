@@ -2,6 +2,8 @@
 // and the error path (Raise) every handler shares.
 #include "reference/model/endpoint.h"
 
+#include <limits>
+
 #include "reference/model/emit_terminate.h"
 #include "reference/model/terminate_map.h"
 
@@ -268,6 +270,7 @@ void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
   const bool answer = rule.emits_terminate || (v.kind == ViolationKind::kMalformedTerminate &&
                                                config_.decisions.answer_malformed_terminate);
   if (live && answer && !terminate_sent_) {
+    if (config_.answer_before_terminate) EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
     EmitTerminate(v, next_msn_[2]++, config_.profile, config_.rdmap_version,
                   config_.ddp_version, config_.decisions, config_.faults, out.AddSegment());
     terminate_sent_ = true;

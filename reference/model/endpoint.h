@@ -51,6 +51,11 @@ struct EndpointConfig {
   // false: they queue (in request order) until EmitPendingResponses(), which
   // lets tests keep requests outstanding (IRD, ordering, mid-read failures).
   bool auto_respond = true;
+  // With auto_respond false: responses still queued when an error is found
+  // go out ahead of its Terminate (their requests arrived before the error),
+  // as a target that answers each batch of input at its end must. False
+  // keeps them queued, so tests can fail a request mid-response.
+  bool answer_before_terminate = false;
   // Passive audit of captured traffic: the endpoint's memory and receive
   // buffers are unknown. Unregistered STags are accepted without placement,
   // QN0 receives of unknown size are assumed for every legal MSN, and no

@@ -74,6 +74,24 @@ struct CollateralOnly {
 // of every Write case, whose steps cite placement ids; ..."}.
 const std::vector<CollateralOnly> kCollateralOnly = {};
 
+// Faults no wire case can require a reaction to, because a conforming
+// target may show the same octets; each names where it is caught instead.
+// Their test is skipped with this reason while the matrix records them as
+// not detected.
+const std::vector<CollateralOnly> kNotWireObservable = {
+    {"ignore-ird",
+     "IRD + 1 requests are outstanding together only if the target has not answered the first when "
+     "the last arrives; a conforming target may answer each at once (conformance/reasons/rfc5040.tsv "
+     "R5040-6.1-10), so no case can require the overrun's Terminate. Caught by targets_test "
+     "ReferenceTargetFaults.IgnoreIrdAndReversedResponsesShowWhenRequestsArriveTogether"},
+};
+
+const char* NotWireObservableReason(std::string_view fault) {
+  for (const CollateralOnly& c : kNotWireObservable)
+    if (fault == c.fault) return c.reason;
+  return nullptr;
+}
+
 std::filesystem::path MatrixFile() { return RepositoryDir() / "conformance" / "fault_matrix.tsv"; }
 
 // One line of the matrix: a failing (profile, case) pair of a fault, or the
@@ -384,9 +402,14 @@ TEST_P(SuiteFaultDetectionTest, SuiteDetectsTheFault) {
   if (failing == 0) {
     const std::string gap = std::string("NOT DETECTED: no case fails with fault ") + info.name + " (" +
                             info.description + "); write a case citing one of: " + info.requirement_ids;
+    if (const char* why = NotWireObservableReason(info.name); why && expected == observed) {
+      GTEST_SKIP() << info.name << " is not observable on the wire: " << why;
+    }
     if (expected == observed) GTEST_SKIP() << gap;
     FAIL() << gap;
   }
+  EXPECT_EQ(NotWireObservableReason(info.name), nullptr)
+      << info.name << " is now detected by the suite: remove it from kNotWireObservable";
   // (c) detected for the right reason.
   const char* collateral = CollateralReason(info.name);
   if (collateral) {

@@ -458,6 +458,83 @@ TEST(ReferenceTargetFullOperation, EventsBeforeTheTerminateInOneChunkGoOutFirst)
   EXPECT_EQ(v[1].opcode(), Opcode::kTerminate);
 }
 
+// The target answers each TCP write at its end (docs/decisions.md, "responses
+// per TCP write"): requests that arrive together are outstanding together.
+Bytes ReadRequestsInOneChunk(Initiator& init, const wire::AdvertisedRegion& src, uint32_t count) {
+  Bytes chunk;
+  for (uint32_t i = 0; i < count; ++i) {
+    wire::ReadRequestHeader rr{.sink_stag = 0x100 + i, .sink_tagged_offset = 0,
+                               .read_message_size = 8, .source_stag = src.stag,
+                               .source_tagged_offset = src.base_tagged_offset + 8 * i};
+    const Bytes f = init.Frame(wire::EncodeSegment(wire::MakeReadRequest(i + 1, rr)));
+    chunk.insert(chunk.end(), f.begin(), f.end());
+  }
+  return chunk;
+}
+
+// REQ R5040-5.5-R20a R5040-5.2.2-07 R5040-5.2.2-03
+TEST(ReferenceTargetFullOperation, ReadRequestsOfOneWriteAreAnsweredInRequestOrder) {
+  ReferenceTarget target;
+  Initiator init(target);
+  ASSERT_TRUE(init.Start());
+  const uint16_t ird = init.advertisement().ird;
+  ASSERT_GE(ird, 2u);
+  init.SendRaw(ReadRequestsInOneChunk(init, init.Region(RegionRole::kReadWrite), ird));
+  auto v = init.Decoded();
+  ASSERT_EQ(v.size(), ird);  // IRD requests at once are within IRD: all answered
+  for (uint32_t i = 0; i < ird; ++i) {
+    EXPECT_EQ(v[i].opcode(), Opcode::kRdmaReadResponse);
+    EXPECT_EQ(v[i].ddp.header.stag, 0x100 + i);
+  }
+}
+
+// REQ R5040-6.1-10 R5040-5.2.2-07
+// IRD + 1 requests in one write: the first IRD are answered (they arrived
+// before the error), then the overrun is terminated with a code of the
+// accept-set {1/2/0x02, 0/2/0x07} (NOTES C.7); under ignore-ird all are
+// answered, and under read-responses-out-of-order the order is reversed.
+TEST(ReferenceTargetFullOperation, IrdPlusOneRequestsInOneWriteEarnATerminateAfterTheAnswers) {
+  ReferenceTarget target;
+  Initiator init(target);
+  ASSERT_TRUE(init.Start());
+  const uint16_t ird = init.advertisement().ird;
+  init.SendRaw(ReadRequestsInOneChunk(init, init.Region(RegionRole::kReadWrite), ird + 1));
+  auto v = init.Decoded();
+  ASSERT_EQ(v.size(), ird + 1u);
+  for (uint32_t i = 0; i < ird; ++i) EXPECT_EQ(v[i].ddp.header.stag, 0x100 + i);
+  const wire::TerminateHeader t = TerminateOf(v[ird]);
+  EXPECT_TRUE(t.code == (wire::TerminateCode{1, 2, 0x02}) || t.code == (wire::TerminateCode{0, 2, 0x07}))
+      << wire::Describe(t.code);
+}
+
+TEST(ReferenceTargetFaults, IgnoreIrdAndReversedResponsesShowWhenRequestsArriveTogether) {
+  const uint32_t count = 9;
+  {
+    ReferenceTargetConfig config;
+    config.faults = model::FaultSet{model::Fault::kIgnoreIrd};
+    ReferenceTarget target(config);
+    Initiator init(target);
+    ASSERT_TRUE(init.Start());
+    ASSERT_LT(init.advertisement().ird, count);
+    init.SendRaw(ReadRequestsInOneChunk(init, init.Region(RegionRole::kReadWrite), count));
+    auto v = init.Decoded();
+    ASSERT_EQ(v.size(), count);
+    for (const wire::RdmapMessageView& m : v) EXPECT_EQ(m.opcode(), Opcode::kRdmaReadResponse);
+  }
+  {
+    ReferenceTargetConfig config;
+    config.faults = model::FaultSet{model::Fault::kReadResponsesOutOfOrder};
+    ReferenceTarget target(config);
+    Initiator init(target);
+    ASSERT_TRUE(init.Start());
+    init.SendRaw(ReadRequestsInOneChunk(init, init.Region(RegionRole::kReadWrite), 3));
+    auto v = init.Decoded();
+    ASSERT_EQ(v.size(), 3u);
+    EXPECT_EQ(v[0].ddp.header.stag, 0x102u);
+    EXPECT_EQ(v[2].ddp.header.stag, 0x100u);
+  }
+}
+
 TEST(ReferenceTargetFullOperation, SuiteTerminateMakesTheTargetCloseSilently) {
   ReferenceTarget target;
   Initiator init(target);
