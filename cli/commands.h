@@ -16,6 +16,7 @@ void RegisterVersion(CLI::App& app, std::function<int()>& run);
 void RegisterDecode(CLI::App& app, std::function<int()>& run);
 void RegisterConform(CLI::App& app, std::function<int()>& run);
 void RegisterServe(CLI::App& app, std::function<int()>& run);
+void RegisterLoad(CLI::App& app, std::function<int()>& run);
 // `rdmapct --list-faults` (a top-level flag) and `rdmapct faults`.
 void RegisterListFaults(CLI::App& app, std::function<int()>& run);
 

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   RegisterDecode(app, run);
   RegisterConform(app, run);
   RegisterServe(app, run);
+  RegisterLoad(app, run);
   RegisterListFaults(app, run);
   try {
     app.parse(argc, argv);

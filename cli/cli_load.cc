@@ -1,0 +1,42 @@
+#include "cli/cli_load.h"
+
+#include <memory>
+
+#include "cli/commands.h"
+#include "targets/target_uri.h"
+
+namespace rdmapct::cli {
+
+int RunLoadCommand(const LoadCommand& cmd, std::FILE* out, std::FILE* err) {
+  constexpr const char* kPrefix = "rdmapct load: ";
+  if (std::string e = targets::ValidateLoadOptions(cmd.options); !e.empty()) {
+    std::fprintf(err, "%s%s\n", kPrefix, e.c_str());
+    return kExitUsage;
+  }
+  targets::ConnectorOptions connector_options;
+  connector_options.profile = cmd.options.profile;
+  connector_options.write_timeout = cmd.options.io_timeout;
+  std::string error;
+  auto connector = targets::MakeConnector(cmd.target, connector_options, error);
+  if (!connector) {
+    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    return kExitUsage;
+  }
+  const targets::LoadResult r = targets::RunLoad(*connector, cmd.options);
+  // A run that failed before any connection ended cleanly has no figures.
+  if (r.ok() || r.connections > 0) {
+    std::fprintf(out, "%s%s\n", kPrefix, targets::DescribeLoad(cmd.options, r).c_str());
+    std::fflush(out);
+  }
+  if (r.crc && *r.crc != cmd.options.crc) {
+    std::fprintf(err, "%snote: asked for CRCs %s, the target's Reply made them %s\n", kPrefix,
+                 cmd.options.crc ? "on" : "off", *r.crc ? "on" : "off");
+  }
+  if (!r.ok()) {
+    std::fprintf(err, "%serror: %s\n", kPrefix, r.error.c_str());
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace rdmapct::cli
