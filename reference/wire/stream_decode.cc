@@ -17,7 +17,7 @@ constexpr std::size_t kKeyCommonPrefix = 9;
 class Driver {
  public:
   Driver(ByteSpan stream, const StreamDecodeOptions& options, StreamDecodeSink& sink)
-      : stream_(stream), options_(options), sink_(sink) {}
+      : stream_(stream), base_(options.stream_offset), options_(options), sink_(sink) {}
 
   void SetFpduOrigin(uint64_t origin) { origin_ = origin; }
   uint64_t NextNumber() { return ++number_; }
@@ -43,6 +43,7 @@ class Driver {
     sink_.OnError(StreamError{e, n, false});
   }
 
+  // `base`: stream offset of the first octet the deframer was fed.
   void OnFpdu(const MpaFpdu& f, uint64_t base);
   void OnSegment(ByteSpan ulpdu, const StreamOffsetMap& map, const DecodedFpdu* fpdu);
 
@@ -50,12 +51,20 @@ class Driver {
   StreamOffsetMap FpduMap(uint64_t header_offset) const;
   void RecordMarkers(const DecodedFpdu& d);
 
+  // The octet at stream offset `at` (offsets include options.stream_offset).
+  uint8_t At(uint64_t at) const { return stream_[at - base_]; }
+  const uint8_t* Ptr(uint64_t at) const { return stream_.data() + (at - base_); }
+
   ByteSpan stream_;
+  uint64_t base_ = 0;            // stream offset of stream_[0]
   const StreamDecodeOptions& options_;
   StreamDecodeSink& sink_;
   StreamDecodeSummary summary_;
   uint64_t number_ = 0;
-  uint64_t origin_ = 0;          // stream offset of Marker-space position 0 (SeqStart)
+  // Stream offset of Marker-space position 0 (SeqStart). May lie before
+  // the first octet handed in (first_position): the arithmetic is modulo
+  // 2^64, a multiple of the Marker interval, so positions stay right.
+  uint64_t origin_ = 0;
   std::vector<MarkerSeen> markers_;   // reused for every FPDU
 };
 
@@ -73,7 +82,7 @@ void Driver::RecordMarkers(const DecodedFpdu& d) {
   const uint64_t rel = d.offset - origin_;
   uint64_t m = origin_ + (rel + kMarkerInterval - 1) / kMarkerInterval * kMarkerInterval;
   for (; m + kMarkerSize <= d.offset + d.wire_length; m += kMarkerInterval) {
-    const Marker mk = LoadMarker(stream_.data() + m);
+    const Marker mk = LoadMarker(Ptr(m));
     // REQ R5044-4.3-07: a Marker between FPDUs (leading) points at 0.
     const uint64_t expected = m == d.offset ? 0 : m - d.header_offset;
     markers_.push_back(MarkerSeen{m, mk.reserved, mk.fpduptr, static_cast<uint16_t>(expected)});
@@ -90,7 +99,7 @@ void Driver::OnFpdu(const MpaFpdu& f, uint64_t base) {
   d.pad_length = static_cast<uint8_t>(FpduPadLength(f.ulpdu_length));
   d.map = FpduMap(d.header_offset);
   const uint64_t pad_logical = kUlpduLengthSize + f.ulpdu_length;
-  for (uint8_t k = 0; k < d.pad_length; ++k) d.pad[k] = stream_[d.map.At(pad_logical + k)];
+  for (uint8_t k = 0; k < d.pad_length; ++k) d.pad[k] = At(d.map.At(pad_logical + k));
   d.crc_offset = d.map.At(pad_logical + d.pad_length);
   d.received_crc = f.received_crc;
   d.computed_crc = f.computed_crc;
@@ -109,7 +118,7 @@ void Driver::OnFpdu(const MpaFpdu& f, uint64_t base) {
   } else if (!f.marker_ok) {
     // REQ R5044-8-T03: a Marker error counts only when the CRC is good.
     const uint64_t at = f.bad_marker_offset + base;
-    Report({DecodeErrorKind::kMarkerMismatch, "FPDUPTR", at, LoadMarker(stream_.data() + at).fpduptr}, n);
+    Report({DecodeErrorKind::kMarkerMismatch, "FPDUPTR", at, LoadMarker(Ptr(at)).fpduptr}, n);
   }
 }
 
@@ -143,28 +152,32 @@ bool LooksLikeMpaStartupFrame(ByteSpan stream) {
 StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& options,
                                     StreamDecodeSink& sink) {
   Driver driver(stream, options, sink);
+  const uint64_t base = options.stream_offset;
   uint64_t fpdus_at = 0;
   const bool handshake = options.handshake == HandshakeMode::kPresent ||
                          (options.handshake == HandshakeMode::kAuto && LooksLikeMpaStartupFrame(stream));
   if (handshake) {
     auto r = DecodeMpaStartupFrame(stream);
     if (!r) {
-      driver.Fatal(r.error(), 1);
+      driver.Fatal(r.error().At(base), 1);
       return driver.summary();
     }
     fpdus_at = MpaStartupFrameLength(stream);
     DecodedStartupFrame f;
     f.number = driver.NextNumber();
+    f.offset = base;
     f.octets = stream.first(fpdus_at);
     f.frame = std::move(r).value();
     driver.StartupFrame(f);
   }
   // REQ R5044-4.3-10, R5044-7.1.2-R07: SeqStart is the first octet after the
-  // frame (or the first octet handed in without one).
-  driver.SetFpduOrigin(fpdus_at);
+  // frame (or, without one, first_position octets before the first octet).
+  const uint32_t position = handshake ? 0 : options.first_position;
+  driver.SetFpduOrigin(base + fpdus_at - position);
   MpaDeframerConfig config;
   config.crc_enabled = options.crc_enabled;
   config.markers_enabled = options.markers_enabled;
+  config.first_position = position;
   config.compute_crc_when_disabled = options.compute_crc_when_disabled;
   // The driver, not the deframer, decides whether a CRC or Marker mismatch
   // stops decoding: it wants to show the offending FPDU first.
@@ -172,10 +185,10 @@ StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& 
   config.continue_after_marker_mismatch = true;
   MpaDeframer deframer(config);
   const Status fed = deframer.Feed(stream.subspan(fpdus_at),
-                                   [&](const MpaFpdu& f) { driver.OnFpdu(f, fpdus_at); });
+                                   [&](const MpaFpdu& f) { driver.OnFpdu(f, base + fpdus_at); });
   if (!driver.stopped()) {
     const Status end = fed ? deframer.Finish() : fed;
-    if (!end) driver.Fatal(end.error().At(fpdus_at), 0);
+    if (!end) driver.Fatal(end.error().At(base + fpdus_at), 0);
   }
   return driver.summary();
 }
@@ -187,7 +200,7 @@ StreamDecodeSummary DecodeDdpSegments(std::span<const ByteSpan> segments,
   for (ByteSpan seg : segments) {
     if (driver.stopped()) break;
     StreamOffsetMap map;
-    map.start = at;
+    map.start = options.stream_offset + at;
     driver.OnSegment(seg, map, nullptr);
     at += seg.size();
   }

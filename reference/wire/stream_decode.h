@@ -49,6 +49,15 @@ struct StreamDecodeOptions {
   bool compute_crc_when_disabled = true;
   // Record each Marker (offset, FPDUPTR) in DecodedFpdu::markers.
   bool record_markers = true;
+  // Where the octets handed in sit in the whole direction: the stream
+  // offset of the first one (added to every reported offset; a capture
+  // decodes the part after a gap with the offsets of the TCP stream).
+  uint64_t stream_offset = 0;
+  // Without a startup frame: the Marker-space position of the first octet
+  // handed in, (its SeqNum - SeqStart) mod 2^32 (MpaDeframerConfig::
+  // first_position); 0 when the octets start at the first FPDU of Full
+  // Operation. Not used when a startup frame is decoded.
+  uint32_t first_position = 0;
 };
 
 // Maps a "logical" octet index (the octets of one FPDU or segment with the

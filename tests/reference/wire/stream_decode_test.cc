@@ -210,6 +210,51 @@ TEST(DecodeMpaStream, MarkersCountFromTheOctetAfterTheStartupFrame_R5044_4_3_10)
   EXPECT_EQ(markers, (fpdus.size() + 511) / 512);
 }
 
+// A part of a direction (e.g. a capture after a gap) decodes with the
+// offsets and Marker positions of the whole stream when told where it sits.
+TEST(DecodeMpaStream, PartOfAStreamKeepsStreamOffsetsAndMarkerPositions) {
+  const Bytes req = RequestFrame();
+  Bytes fpdus;
+  MarkerInserter ins(0);
+  for (uint32_t msn = 1; msn <= 20; ++msn) ins.AppendUlpdu(fpdus, EncodeSegment(MakeSend(Opcode::kSend, msn, Bytes(40 + msn, 1))));
+  const Bytes whole = Concat({req, fpdus});
+  Recorder all;
+  ASSERT_TRUE(DecodeMpaStream(whole, {.markers_enabled = true}, all).ok());
+  ASSERT_EQ(all.segments.size(), 20u);
+  for (std::size_t first : {3u, 12u}) {   // start at the FPDU of segment `first`
+    const uint64_t at = all.segments[first].fpdu.offset;
+    Recorder part;
+    const StreamDecodeOptions o{.markers_enabled = true, .handshake = HandshakeMode::kAbsent,
+                                .stream_offset = at, .first_position = static_cast<uint32_t>(at - req.size())};
+    const auto sum = DecodeMpaStream(ByteSpan(whole).subspan(at), o, part);
+    EXPECT_TRUE(sum.ok()) << (sum.fatal ? sum.fatal->Describe() : "");
+    ASSERT_EQ(part.segments.size(), 20u - first);
+    for (std::size_t i = 0; i < part.segments.size(); ++i) {
+      const SeenSegment& a = all.segments[first + i];
+      const SeenSegment& b = part.segments[i];
+      EXPECT_EQ(b.fpdu.offset, a.fpdu.offset);
+      EXPECT_EQ(b.fpdu.header_offset, a.fpdu.header_offset);
+      EXPECT_EQ(b.fpdu.crc_offset, a.fpdu.crc_offset);
+      EXPECT_EQ(b.map.At(0), a.map.At(0));
+      EXPECT_EQ(b.ulpdu, a.ulpdu);
+      ASSERT_EQ(b.markers.size(), a.markers.size());
+      for (std::size_t k = 0; k < a.markers.size(); ++k) {
+        EXPECT_EQ(b.markers[k].offset, a.markers[k].offset);
+        EXPECT_TRUE(b.markers[k].ok());
+      }
+    }
+  }
+  // Errors carry stream offsets too.
+  Recorder cut;
+  const uint64_t at = all.segments[19].fpdu.offset;
+  const auto sum = DecodeMpaStream(ByteSpan(whole).subspan(at, 10),
+                                   {.markers_enabled = true, .handshake = HandshakeMode::kAbsent, .stream_offset = at,
+                                    .first_position = static_cast<uint32_t>(at - req.size())},
+                                   cut);
+  ASSERT_TRUE(sum.fatal);
+  ExpectError(*sum.fatal, DecodeErrorKind::kTruncated, "FPDU", at);
+}
+
 TEST(DecodeMpaStream, HandshakeModes) {
   const Bytes stream = Concat({RequestFrame(), SendFpdu(1)});
   {
