@@ -14,6 +14,7 @@ inline constexpr int kExitUsage = 2;   // usage error, unreadable input, target 
 // Each Register* returns the subcommand; `run` is set to the action to run.
 void RegisterVersion(CLI::App& app, std::function<int()>& run);
 void RegisterDecode(CLI::App& app, std::function<int()>& run);
+void RegisterReplay(CLI::App& app, std::function<int()>& run);
 void RegisterConform(CLI::App& app, std::function<int()>& run);
 void RegisterServe(CLI::App& app, std::function<int()>& run);
 void RegisterLoad(CLI::App& app, std::function<int()>& run);

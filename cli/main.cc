@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   RegisterVersion(app, run);
   RegisterDecode(app, run);
+  RegisterReplay(app, run);
   RegisterConform(app, run);
   RegisterServe(app, run);
   RegisterLoad(app, run);
