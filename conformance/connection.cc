@@ -1,11 +1,13 @@
 #include "conformance/connection.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "conformance/frame_text.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/describe.h"
+#include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/mpa_markers.h"
 #include "reference/wire/opcodes.h"
@@ -45,6 +47,38 @@ std::vector<std::size_t> LogicalToWire(uint32_t p0, std::size_t wire_size, bool 
     map.push_back(i++);
   }
   return map;
+}
+
+// REQ R5044-3-05 R5044-4.1-03 R5044-4.2-02 R5044-4.2-05
+// The sender's duties in an FPDU that receivers must ignore (PAD content,
+// Marker RESERVED, FPDUPTR's low bits) and so never show up as a deframing
+// error: checked on every target FPDU. `raw` starts at Marker-space
+// position `p0` (the target's first FPDU is position 0).
+std::string HexValue(unsigned v, int digits) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%0*x", digits, v);
+  return b;
+}
+
+std::string SenderFramingProblem(uint32_t p0, wire::ByteSpan raw, bool markers, uint16_t ulpdu_length) {
+  if (ulpdu_length > wire::kMaxPostedUlpduLength) {
+    return "ULPDU_Length " + std::to_string(ulpdu_length) + " exceeds 64768 (R5044-3-05)";
+  }
+  const std::vector<std::size_t> at = LogicalToWire(p0, raw.size(), markers);
+  const std::size_t pad_begin = wire::kUlpduLengthSize + ulpdu_length;
+  const std::size_t pad_end = pad_begin + wire::FpduPadLength(ulpdu_length);
+  for (std::size_t i = pad_begin; i < pad_end && i < at.size(); ++i) {
+    if (raw[at[i]] != 0) return "PAD octet " + HexValue(raw[at[i]], 2) + " is not zero (R5044-4.1-03)";
+  }
+  for (std::size_t i = 0; markers && i + wire::kMarkerSize <= raw.size(); ++i) {
+    if (!wire::IsMarkerPosition(static_cast<uint32_t>(p0 + i))) continue;
+    const uint16_t reserved = wire::LoadBe16(&raw[i]);
+    const uint16_t fpduptr = wire::LoadBe16(&raw[i + 2]);
+    if (reserved != 0) return "Marker RESERVED is " + HexValue(reserved, 4) + ", not zero (R5044-4.2-02)";
+    if (fpduptr & 0x3) return "Marker FPDUPTR " + HexValue(fpduptr, 4) + " has its two low bits set (R5044-4.2-05)";
+    i += wire::kMarkerSize - 1;
+  }
+  return {};
 }
 
 }  // namespace
@@ -106,19 +140,29 @@ Connection::Connection(std::unique_ptr<targets::Transport> transport, uint32_t i
 
 Connection::~Connection() = default;
 
-HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point deadline) {
+HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point deadline, std::size_t write_size) {
   HandshakeOutcome out;
   auto decoded = wire::DecodeMpaStartupFrame(request);
   recorder_.AddStartupFrame(index_, Direction::kToTarget, 0, request,
                             decoded.ok() ? std::optional(*decoded) : std::nullopt);
   tx_offset_ = request.size();
-  if (targets::IoStatus st = Write(request, deadline); st != targets::IoStatus::kOk) {
-    out.link = link_ == LinkState::kOpen ? LinkState::kError : link_;
-    out.timed_out = st == targets::IoStatus::kTimeout;
-    return out;
+  wire::Bytes buf;
+  const std::size_t piece = write_size == 0 ? request.size() : write_size;
+  for (std::size_t at = 0; at < request.size(); at += piece) {
+    const wire::ByteSpan part = request.subspan(at, std::min(piece, request.size() - at));
+    if (targets::IoStatus st = Write(part, deadline); st != targets::IoStatus::kOk) {
+      out.link = link_ == LinkState::kOpen ? LinkState::kError : link_;
+      out.timed_out = st == targets::IoStatus::kTimeout;
+      return out;
+    }
+    // REQ R5044-7.1.2-R02a: nothing may come back before the Request is whole.
+    if (at + part.size() < request.size() && buf.size() < wire::kMpaStartupHeaderSize &&
+        transport_->Read(buf, wire::kMpaStartupHeaderSize - buf.size(), std::chrono::milliseconds(1)) ==
+            targets::IoStatus::kOk) {
+      out.early_octets = buf.size();
+    }
   }
   // Read exactly the Reply: 20 octets, then PD_Length more (at most 512).
-  wire::Bytes buf;
   while (true) {
     const std::size_t need = wire::MpaStartupFrameLength(buf);
     if (buf.size() >= need) break;
@@ -333,10 +377,13 @@ std::string Connection::IncompleteFpdu() const {
 void Connection::OnFpdu(const wire::MpaFpdu& f) {
   const wire::ByteSpan raw = wire::ByteSpan(rx_pending_).subspan(f.offset - rx_consumed_, f.wire_length);
   const uint64_t offset = reply_octets_ + f.offset;
+  const std::string sender_problem =
+      SenderFramingProblem(static_cast<uint32_t>(f.offset), raw, markers_from_target_, f.ulpdu_length);
   auto view = wire::DecodeRdmapSegment(f.ulpdu, profile_);
   const bool send = view.ok() && view->opcode_known && view->opcode() == wire::Opcode::kSend &&
                     !view->ddp.header.tagged && view->ddp.header.queue_number == 0 && view->ddp.header.last &&
                     view->ddp.header.message_offset == 0;
+  std::size_t last_record = 0;
   // Convention §6.3: a target Send carrying an Event Record goes to the
   // event queue, never to the frame expectations.
   if (send && wire::HasEventRecordMagic(view->ulp_payload)) {
@@ -348,6 +395,7 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
     const std::string summary =
         "Send QN 0 MSN " + std::to_string(ev.msn) + ": " + (ev.event ? SummarizeEvent(*ev.event) : ev.error);
     ev.record = recorder_.AddSegment(index_, Direction::kFromTarget, offset, raw, f.ulpdu, true, summary);
+    last_record = ev.record;
     // Convention §2.2: the first event of a connection that used a Send RTR
     // may be the RTR's own zero-length delivery; it is not the case's.
     const bool rtr_echo = ignore_rtr_event_ && events_.empty() && ev.event &&
@@ -356,11 +404,17 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
     if (!rtr_echo) events_.push_back(std::move(ev));
   } else {
     const std::size_t record = recorder_.AddSegment(index_, Direction::kFromTarget, offset, raw, f.ulpdu, false);
+    last_record = record;
     const bool rtr_response = ignore_rtr_response_ && view.ok() && view->opcode_known &&
                               view->opcode() == wire::Opcode::kRdmaReadResponse &&
                               view->ddp.header.stag == *ignore_rtr_response_ && view->ulp_payload.empty();
     if (rtr_response) ignore_rtr_response_.reset();
     else frames_.push_back(ReceivedFrame{record, wire::Bytes(f.ulpdu.begin(), f.ulpdu.end())});
+  }
+  if (!sender_problem.empty() && !problem_) {
+    problem_ = StreamProblem{Verdict::kFail, "target FPDU at stream offset " + std::to_string(offset) + ": " +
+                                                 sender_problem,
+                             last_record};
   }
   if ((frames_.size() - frames_consumed_) + (events_.size() - events_consumed_) > limits_.max_queued) {
     Flood("more than " + std::to_string(limits_.max_queued) + " unconsumed frames");

@@ -66,7 +66,9 @@ class Connection {
   ~Connection();
 
   // Sends the MPA Request octets and reads the Reply (never beyond it).
-  HandshakeOutcome Handshake(wire::ByteSpan request, Clock::time_point deadline);
+  // `write_size` > 0 writes the Request in pieces of that many octets and
+  // counts what the target sends before the last one (early_octets).
+  HandshakeOutcome Handshake(wire::ByteSpan request, Clock::time_point deadline, std::size_t write_size = 0);
 
   // Full Operation framing: CRC as negotiated, Markers in what the target
   // sends iff the Request had M=1, in what the suite sends as chosen.

@@ -343,6 +343,10 @@ Evaluation EvaluateNothing(const proto::Nothing& m, const Observation& obs, cons
     if (obs.problem->verdict == Verdict::kError) o.verdict = Verdict::kError;
     return Decided(std::move(o));
   }
+  if (m.stay_open() && obs.link != LinkState::kOpen) {
+    const std::string what = "the connection ended (" + std::string(LinkStateName(obs.link)) + ") during the wait";
+    return Decided(Missed(ctx.severity, what, expected + " with the connection open", what));
+  }
   if (obs.link != LinkState::kOpen || obs.deadline_passed) {
     MatchOutcome o = MakeOutcome(Verdict::kPass, "", expected, "nothing");
     if (obs.link != LinkState::kOpen) {

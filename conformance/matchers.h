@@ -167,6 +167,7 @@ struct HandshakeOutcome {
   LinkState link = LinkState::kOpen;  // how the target ended it when there is no Reply
   bool timed_out = false;       // neither Reply nor close before the deadline
   bool advertisement = false;   // the Reply carried an Advertisement (RPCA)
+  std::size_t early_octets = 0; // octets the target sent before the Request was complete
   std::optional<std::size_t> record;
 };
 

@@ -178,6 +178,15 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
     }
   }
   check(m.has_advertisement(), m.advertisement(), h.advertisement, "Advertisement present");
+  if (h.early_octets > 0) {
+    bad.push_back("the target sent " + std::to_string(h.early_octets) +
+                  " octet(s) before the Request was complete (R5044-7.1.2-R02a)");
+  }
+  // REQ R5044-7.1.1-15 R6581-6-02
+  if (m.res_zero()) {
+    const unsigned res = r.res | (r.revision < 2 && r.enhanced ? 0x10u : 0u);
+    if (res != 0) bad.push_back("Res is " + std::to_string(res) + ", expected 0 (sent as zero)");
+  }
   const std::string actual = SummarizeStartupFrame(r);
   if (bad.empty()) {
     MatchOutcome o = MakeOutcome(Verdict::kPass, "", expected, actual);

@@ -53,6 +53,9 @@ void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
   if (phase_ == SessionPhase::kAwaitingRequest) FeedStartup(in, out);
   // Closed during startup (no deframer) or a reset connection: discard.
   if (!deframer_ || peer_closed_) return;
+  const std::size_t skip = std::min(skip_octets_, in.size());
+  skip_octets_ -= skip;
+  in = in.subspan(skip);
   FeedFpdus(in, out);
 }
 
@@ -69,6 +72,12 @@ void ReferenceTargetSession::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
     const std::size_t take = std::min(need - startup_.size(), in.size());
     startup_.insert(startup_.end(), in.begin(), in.begin() + take);
     in = in.subspan(take);
+    if (config_.faults.Has(model::Fault::kReplyBeforeRequestComplete) &&
+        startup_.size() == wire::kMpaStartupHeaderSize &&
+        wire::MpaStartupFrameLength(startup_) > wire::kMpaStartupHeaderSize) {
+      AcceptHeaderOnly(wire::MpaStartupFrameLength(startup_) - wire::kMpaStartupHeaderSize, out);
+      return;
+    }
     auto frame = wire::DecodeMpaStartupFrame(startup_, options);
     if (frame.ok()) {
       wire::Bytes().swap(startup_);
@@ -83,6 +92,20 @@ void ReferenceTargetSession::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
       return;
     }
   }
+}
+
+// reply-before-request-complete: the header is taken as a Request with
+// PD_Length 0 and answered; the Private Data still to come is dropped.
+void ReferenceTargetSession::AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out) {
+  wire::StoreBe16(&startup_[wire::kMpaStartupHeaderSize - 2], 0);
+  auto frame = wire::DecodeMpaStartupFrame(startup_, {wire::MpaFrameKind::kRequest});
+  wire::Bytes().swap(startup_);
+  if (!frame.ok()) {
+    Close(CloseReason::kBadRequest);
+    return;
+  }
+  skip_octets_ = private_data_to_come;
+  Accept(frame.value(), out);
 }
 
 // REQ R5044-7.1.1-19 R6581-6-06 R6581-10-01 R6581-10-03 R6581-10-08 R5044-7.1.2-R02f
@@ -118,9 +141,12 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   wire::MpaStartupFrame reply;
   reply.is_reply = true;
   reply.marker_required = config_.mpa.request_markers;
-  reply.crc_required = config_.mpa.crc;
+  // check-crc-when-off turns CRCs off whenever the Request allows it.
+  const bool crc_off_fault = config_.faults.Has(model::Fault::kCheckCrcWhenOff) && !request.crc_required;
+  reply.crc_required = config_.mpa.crc && !crc_off_fault;
   reply.revision = request.revision;
   reply.enhanced = enhanced;
+  if (config_.faults.Has(model::Fault::kReplyResBitsSet)) reply.res = 0x08;
   ird_ = config_.ird;
   ord_ = config_.ord;
   if (enhanced) reply.enhanced_data = NegotiateEnhanced(*request.enhanced_data);
@@ -165,12 +191,18 @@ bool ReferenceTargetSession::RejectForCrc(const wire::MpaStartupFrame& request, 
 // position 0 is the suite's first FPDU octet, resp. the target's.
 void ReferenceTargetSession::PrepareFraming() {
   wire::MpaDeframerConfig dc;
-  dc.crc_enabled = crc_;
+  // check-crc-when-off: the fault keeps checking what both sides turned off.
+  dc.crc_enabled = crc_ || config_.faults.Has(model::Fault::kCheckCrcWhenOff);
   dc.markers_enabled = markers_in_;
   dc.first_position = 0;
   dc.max_ulpdu_length = config_.max_inbound_ulpdu;
   deframer_.emplace(dc);
-  if (markers_out_) inserter_.emplace(0);
+  if (markers_out_) {
+    wire::MarkerInserterOptions mo;
+    if (config_.faults.Has(model::Fault::kMarkerReservedSet)) mo.reserved = 0x0100;
+    if (config_.faults.Has(model::Fault::kFpduptrLowBitsSet)) mo.fpduptr_xor = 0x0003;
+    inserter_.emplace(0, mo);
+  }
 }
 
 // REQ R6581-9.1-04 R6581-9.1-05 R6581-9.1-06 R6581-9.1-14 R6581-9.1-16 R6581-9.2-05
@@ -289,6 +321,11 @@ void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
   if (st.error().kind == wire::DecodeErrorKind::kMarkerMismatch) code = wire::term::kMpaMarkerMismatch;
   if (phase_ == SessionPhase::kAwaitingFirstFpdu) phase_ = SessionPhase::kFullOperation;
   detail_ = st.error().Describe();
+  // close-on-crc-error: MPA itself closes instead of reporting (R5044-8-10).
+  if (code != wire::term::kMpaLocalCatastrophic && config_.faults.Has(model::Fault::kCloseOnCrcError)) {
+    Close(CloseReason::kStreamError);
+    return;
+  }
   reactions_.Clear();
   endpoint_->OnLlpError(code, reactions_);
   Drain(out);
@@ -340,7 +377,8 @@ void ReferenceTargetSession::Drain(wire::Bytes& out) {
 
 // REQ R5044-4.3-10 R5044-7.1.2-R07 R5044-7.1.1-06 R5044-7.1.1-09 R5044-7.1.1-12
 void ReferenceTargetSession::FrameSegments(const model::Reactions& r, wire::Bytes& out) {
-  const wire::FpduEncodeOptions options{.crc_enabled = crc_};
+  const wire::FpduEncodeOptions options{
+      .crc_enabled = crc_, .pad_octet = uint8_t(config_.faults.Has(model::Fault::kNonzeroPad) ? 0xA5 : 0)};
   for (const wire::Bytes& seg : r.segments()) {
     const std::size_t before = out.size();
     if (inserter_) {

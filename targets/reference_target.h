@@ -251,6 +251,7 @@ class ReferenceTargetSession {
   void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
   void SendPendingResponses(wire::Bytes& out);
+  void AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out);
   void Drain(wire::Bytes& out);
   void ReportEvents(wire::Bytes& out);
   void FrameSegments(const model::Reactions& r, wire::Bytes& out);
@@ -265,6 +266,7 @@ class ReferenceTargetSession {
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;
   wire::Bytes startup_;  // the Request so far (<= 20 + 512 octets)
+  std::size_t skip_octets_ = 0;  // Request Private Data dropped by reply-before-request-complete
   std::optional<wire::MpaStartupFrame> request_;
   std::optional<wire::MpaStartupFrame> reply_;
   std::optional<wire::Advertisement> advertisement_;

@@ -90,6 +90,28 @@ const std::vector<FaultInfo> kFaults = {
     {Fault::kAcceptUnexpectedResponses, "accept-unexpected-responses",
      "Read Responses and QN3 responses matching no outstanding request are dropped silently",
      "R7306-5.2.2-S7 R5040-5.2.2-05"},
+    {Fault::kNonzeroPad, "nonzero-pad",
+     "the target's FPDUs carry PAD octets 0xA5 instead of zero",
+     "R5044-4.1-03"},
+    {Fault::kMarkerReservedSet, "marker-reserved-set",
+     "the target's Markers carry RESERVED 0x0100 instead of zero",
+     "R5044-4.2-02"},
+    {Fault::kFpduptrLowBitsSet, "fpduptr-low-bits-set",
+     "the target's Markers carry FPDUPTR with its two low bits set",
+     "R5044-4.2-05"},
+    {Fault::kReplyResBitsSet, "reply-res-bits-set",
+     "the target's MPA Reply sets Res bit 0x08 (as Linux siw's GSO flag does)",
+     "R5044-7.1.1-15 R6581-6-02"},
+    {Fault::kCheckCrcWhenOff, "check-crc-when-off",
+     "the target answers C=0 to a C=0 Request (so it is reachable from the default configuration) and "
+     "still checks CRCs",
+     "R5044-4.1-07 R5044-4.4-07 R5044-7.1.1-11 R5044-7.1.1-13 R5044-4.4-03"},
+    {Fault::kCloseOnCrcError, "close-on-crc-error",
+     "on a CRC or Marker error the target closes the connection at once, without a Terminate",
+     "R5044-8-10"},
+    {Fault::kReplyBeforeRequestComplete, "reply-before-request-complete",
+     "the target replies once the Request's 20-octet header is in, before its Private Data",
+     "R5044-7.1.2-R02a"},
 };
 
 }  // namespace

@@ -49,6 +49,14 @@ enum class Fault : uint8_t {
   kSkipQnCheck,
   kSkipHeaderLengthCheck,
   kAcceptUnexpectedResponses,
+  // MPA framing and startup of the reference target (targets/reference_session.cc)
+  kNonzeroPad,
+  kMarkerReservedSet,
+  kFpduptrLowBitsSet,
+  kReplyResBitsSet,
+  kCheckCrcWhenOff,
+  kCloseOnCrcError,
+  kReplyBeforeRequestComplete,
   kCount
 };
 

@@ -97,6 +97,7 @@ TEST(ReferenceTargetStartup, Rev2EnhancedReplyStartsWithTheRfc6581Word) {
   const wire::IrdOrdOutcome o = wire::NegotiateIrdOrd(request, reply);
   EXPECT_TRUE(o.applies);
   EXPECT_FALSE(o.responder_ord_exceeds_initiator_ird);
+  ASSERT_NE(init.session().endpoint(), nullptr);
   EXPECT_EQ(init.session().endpoint()->config().ird, 8u);
   EXPECT_EQ(init.session().endpoint()->config().ord, 4u);
 }
