@@ -11,6 +11,11 @@
 // kind plus a few deliberate malformations, named after what they hold.
 // Input layouts of the harnesses with configuration octets are documented
 // at the top of fuzz/fuzz_mpa_deframer.cc and fuzz/fuzz_ddp_reassembly.cc.
+// Capture seeds are built in memory (capture/capture_builder.h: explicit
+// byte orders, fixed timestamps), never through libpcap's file writer.
+#include <pcap/pcap.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "capture/capture_builder.h"
+#include "capture/pcap_writer.h"
 #include "reference/wire/ddp_segmentation.h"
 #include "reference/wire/hex.h"
 #include "reference/wire/mpa.h"
@@ -583,6 +590,163 @@ void StreamDecodeSeeds(Corpus& c) {
 }
 
 // ---------------------------------------------------------------------------
+// fuzz_pcap_reader: capture files. An iWARP conversation written by the
+// pcap writer's packet builder, converted to every link type the reader
+// knows, plus captures that start late, lose segments, carry a bad CRC,
+// reorder and repeat segments, hold unparsable frames or end early.
+
+namespace cap = rdmapct::capture;
+
+std::vector<cap::Packet> Conversation(bool markers, uint16_t mss, uint32_t crc_xor = 0, uint32_t gap = 0) {
+  std::vector<Bytes> to_responder, to_initiator;
+  for (const Message& m : EveryOpcode()) (m.octets[1] & 1 ? to_initiator : to_responder).push_back(m.octets);
+  MpaStartupFrame req = Frame(false, 1, false, 8), rep = Frame(true, 1, false, 4);
+  req.marker_required = rep.marker_required = markers;
+  cap::TcpConnection c;
+  const auto data = [&](cap::Sender s, Bytes b) { c.events.push_back({s, cap::TcpEventKind::kData, {}, std::move(b), 0}); };
+  data(cap::Sender::kClient, EncodeMpaStartupFrame(req));
+  data(cap::Sender::kServer, EncodeMpaStartupFrame(rep));
+  data(cap::Sender::kClient, Stream(to_responder, true, markers, 0, {.crc_xor = crc_xor}));
+  if (gap != 0) c.events.push_back({cap::Sender::kServer, cap::TcpEventKind::kGap, {}, {}, gap});
+  data(cap::Sender::kServer, Stream(to_initiator, true, markers, gap));
+  c.events.push_back({cap::Sender::kClient, cap::TcpEventKind::kFin, {}, {}, 0});
+  c.events.push_back({cap::Sender::kServer, cap::TcpEventKind::kFin, {}, {}, 0});
+  cap::TcpCapture capture;
+  capture.start = std::chrono::system_clock::time_point(std::chrono::seconds(1700000000));
+  capture.connections.push_back(c);
+  cap::PcapWriterOptions o;
+  o.mss = mss;
+  std::vector<cap::Packet> packets;
+  std::string error;
+  if (!cap::BuildPackets(capture, o, packets, error)) {
+    std::fprintf(stderr, "gen_corpus: %s\n", error.c_str());
+    std::exit(2);
+  }
+  return packets;
+}
+
+std::vector<cap::CaptureRecord> Records(const std::vector<cap::Packet>& packets) {
+  std::vector<cap::CaptureRecord> out;
+  for (const cap::Packet& p : packets) {
+    out.push_back({std::chrono::duration_cast<std::chrono::nanoseconds>(p.time.time_since_epoch()).count(), p.frame, 0});
+  }
+  return out;
+}
+
+// The same segments as frames of another link type (IPv6 when asked).
+std::vector<cap::CaptureRecord> Relinked(const std::vector<cap::Packet>& packets, int link_type, bool v6,
+                                         std::vector<uint16_t> vlans = {}, bool options = false) {
+  std::vector<cap::CaptureRecord> out;
+  for (const cap::CaptureRecord& r : Records(packets)) {
+    cap::TcpSegment s;
+    (void)cap::ParseFrame(DLT_EN10MB, r.data, static_cast<uint32_t>(r.data.size()), s);
+    cap::FrameSpec spec;
+    spec.source = s.source;
+    spec.destination = s.destination;
+    if (v6) {
+      for (cap::Endpoint* e : {&spec.source, &spec.destination}) {
+        const uint8_t last = e->address.octets[3];
+        e->address = cap::IpAddress{6, {0x20, 0x01, 0x0d, 0xb8}};
+        e->address.octets[15] = last;
+      }
+    }
+    spec.seq = s.seq;
+    spec.ack = s.ack;
+    spec.flags = s.flags;
+    spec.window = s.window;
+    spec.payload.assign(s.payload.begin(), s.payload.end());
+    spec.vlan_ids = vlans;
+    spec.ip_options = options;
+    out.push_back({r.time_ns, cap::BuildTcpFrame(link_type, spec), 0});
+  }
+  return out;
+}
+
+void PcapReaderSeeds(Corpus& c) {
+  const std::string dir = "fuzz_pcap_reader";
+  constexpr int kSll2 = 276;
+  const std::vector<cap::Packet> plain = Conversation(false, 1460);
+  Add(c, dir, "ethernet.pcap", cap::BuildPcapFile(DLT_EN10MB, Records(plain)));
+  Add(c, dir, "ethernet_nanosecond.pcap", cap::BuildPcapFile(DLT_EN10MB, Records(plain), 65535, true));
+  Add(c, dir, "markers_mss_200.pcapng", cap::BuildPcapngFile(DLT_EN10MB, Records(Conversation(true, 200))));
+  Add(c, dir, "vlan_ipv6_ext.pcapng", cap::BuildPcapngFile(DLT_EN10MB, Relinked(plain, DLT_EN10MB, true, {5, 6}, true)));
+  Add(c, dir, "sll_vlan.pcap", cap::BuildPcapFile(DLT_LINUX_SLL, Relinked(plain, DLT_LINUX_SLL, false, {9})));
+  Add(c, dir, "sll2_ipv6.pcap", cap::BuildPcapFile(kSll2, Relinked(plain, kSll2, true)));
+  Add(c, dir, "raw_ipv4_options.pcap", cap::BuildPcapFile(DLT_RAW, Relinked(plain, DLT_RAW, false, {}, true)));
+  Add(c, dir, "null.pcap", cap::BuildPcapFile(DLT_NULL, Relinked(plain, DLT_NULL, false)));
+  Add(c, dir, "loop_ipv6.pcapng", cap::BuildPcapngFile(DLT_LOOP, Relinked(plain, DLT_LOOP, true)));
+  std::vector<cap::CaptureRecord> late = Records(Conversation(false, 100));
+  late.erase(late.begin(), late.begin() + 6);
+  Add(c, dir, "starts_mid_stream.pcap", cap::BuildPcapFile(DLT_EN10MB, late));
+  Add(c, dir, "gap_markers.pcap", cap::BuildPcapFile(DLT_EN10MB, Records(Conversation(true, 300, 0, 700))));
+  Add(c, dir, "crc_error.pcap", cap::BuildPcapFile(DLT_EN10MB, Records(Conversation(false, 1460, 0x10))));
+  // Reordered and repeated segments, one repeat with different octets.
+  std::vector<cap::CaptureRecord> shuffled = Records(Conversation(false, 120));
+  std::swap(shuffled[6], shuffled[8]);
+  shuffled.insert(shuffled.begin() + 10, shuffled[7]);
+  shuffled.insert(shuffled.begin() + 12, shuffled[9]);
+  shuffled[12].data.back() ^= 0x5A;
+  Add(c, dir, "reordered_repeated.pcap", cap::BuildPcapFile(DLT_EN10MB, shuffled));
+  // Frames that cannot be parsed or are no TCP, between good ones.
+  std::vector<cap::CaptureRecord> bad = Records(plain);
+  bad[3].original_length = static_cast<uint32_t>(bad[3].data.size());
+  bad[3].data.resize(40);
+  bad[4].data[14] = 0x95;   // IP version 9
+  bad[5].data[14 + 9] = 17; // UDP
+  bad[6].data.resize(bad[6].data.size() - 5);
+  bad[6].original_length = static_cast<uint32_t>(bad[6].data.size() + 5);
+  Add(c, dir, "unparsable_frames.pcap", cap::BuildPcapFile(DLT_EN10MB, bad));
+  Bytes cut = cap::BuildPcapFile(DLT_EN10MB, Records(plain));
+  cut.resize(cut.size() - 30);
+  Add(c, dir, "truncated_file.pcap", cut);
+  Add(c, dir, "unsupported_link_type.pcap", cap::BuildPcapFile(147, Records(plain)));
+  Add(c, dir, "not_a_capture", Bytes{'n', 'o', 't', ' ', 'p', 'c', 'a', 'p'});
+}
+
+// ---------------------------------------------------------------------------
+// fuzz_tcp_reassembly: config octet, then records (see the harness).
+
+struct SegmentRecord {
+  uint8_t flags;
+  uint16_t seq, ack;
+  std::string payload;
+};
+
+Bytes Segments(uint8_t config, const std::vector<SegmentRecord>& records) {
+  Bytes b{config};
+  ByteWriter w(b);
+  for (const SegmentRecord& r : records) {
+    w.Put8(r.flags);
+    w.Put16(r.seq);
+    w.Put16(r.ack);
+    w.Put8(static_cast<uint8_t>(r.payload.size()));
+    b.insert(b.end(), r.payload.begin(), r.payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, r.payload.size())));
+  }
+  return b;
+}
+
+void TcpReassemblySeeds(Corpus& c) {
+  const std::string dir = "fuzz_tcp_reassembly";
+  constexpr uint8_t kS2C = 0x01, kSyn = 0x02, kFin = 0x04, kRst = 0x08, kAck = 0x10, kPort2 = 0x20, kNewIsn = 0x40;
+  const SegmentRecord syn{kSyn, 0, 0, ""}, syn_ack{kS2C | kSyn | kAck, 0, 0, ""};
+  Add(c, dir, "in_order", Segments(0, {syn, syn_ack, {kAck, 0, 0, "abcdefgh"}, {kAck, 8, 0, "ijklmnop"},
+                                       {kS2C | kAck, 0, 16, "reply"}, {kFin | kAck, 16, 5, ""}, {kS2C | kFin | kAck, 5, 17, ""}}));
+  Add(c, dir, "out_of_order_retransmitted", Segments(0, {syn, syn_ack, {kAck, 16, 0, "qrstuvwx"}, {kAck, 8, 0, "ijklmnop"},
+                                                         {kAck, 8, 0, "ijklmnop"}, {kAck, 0, 0, "abcdefgh"}, {kAck, 4, 0, "efghIJKL"}}));
+  Add(c, dir, "gap_then_fin", Segments(0, {syn, syn_ack, {kAck, 0, 0, "abcdefgh"}, {kAck, 40, 0, "after gap"},
+                                           {kFin | kAck, 80, 0, ""}, {kS2C | kAck, 0, 90, ""}}));
+  Add(c, dir, "wrapping_isn", Segments(0x04, {syn, {kAck, 0, 0, std::string(200, 'w')}, {kAck, 200, 0, std::string(100, 'x')},
+                                              {kAck, 250, 0, std::string(120, 'y')}}));
+  Add(c, dir, "small_cap", Segments(0x01, {syn, {kAck, 20, 0, "0123456789"}, {kAck, 40, 0, "0123456789"},
+                                           {kAck, 0, 0, "01234567890123456789"}}));
+  Add(c, dir, "no_handshake_two_connections", Segments(0, {{kAck, 100, 0, "midstream"}, {kAck | kPort2, 0, 0, "other"},
+                                                           {kAck, 90, 0, "earlier..."}, {kS2C | kAck, 3, 109, "answer"},
+                                                           {kSyn | kPort2 | kNewIsn, 0, 0, ""}, {kAck | kPort2, 0, 0, "new"}}));
+  Add(c, dir, "rst_and_after_fin", Segments(2, {syn, {kFin | kAck, 0, 0, "last"}, {kAck, 4, 0, "too late"},
+                                                {kS2C | kRst | kAck, 0, 5, "reset text"}, {kAck, 3, 0, "x"}}));
+}
+
+// ---------------------------------------------------------------------------
 
 bool WriteCorpus(const Corpus& c, const fs::path& out) {
   std::error_code ec;
@@ -658,6 +822,8 @@ int main(int argc, char** argv) {
   FpduSeeds(c);
   HexSeeds(c);
   StreamDecodeSeeds(c);
+  PcapReaderSeeds(c);
+  TcpReassemblySeeds(c);
   if (!WriteCorpus(c, argv[1])) return 1;
   std::size_t files = 0, octets = 0;
   for (const auto& [dir, seeds] : c) {
