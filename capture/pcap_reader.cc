@@ -324,7 +324,9 @@ bool ReadAll(pcap_t* pc, const SegmentHandler& on_segment, CaptureReadSummary& s
     const uint64_t n = ++summary.frames;
     TcpSegment s;
     s.frame = n;
-    s.time_ns = int64_t{hdr->ts.tv_sec} * 1'000'000'000 + int64_t{hdr->ts.tv_usec} * (nano ? 1 : 1000);
+    // Modulo 2^64: a pcapng timestamp may not fit nanoseconds since 1970.
+    s.time_ns = static_cast<int64_t>(static_cast<uint64_t>(hdr->ts.tv_sec) * 1'000'000'000u +
+                                     static_cast<uint64_t>(hdr->ts.tv_usec) * (nano ? 1u : 1000u));
     const FrameParse p = ParseFrame(summary.link_type, ByteSpan(data, hdr->caplen), hdr->len, s);
     switch (p.kind) {
       case FrameKind::kSkipped:
