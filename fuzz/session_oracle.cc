@@ -1,0 +1,271 @@
+#include "fuzz/session_oracle.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "fuzz/session_builder.h"
+#include "reference/wire/mpa_deframer.h"
+#include "reference/wire/opcodes.h"
+#include "reference/wire/rdmap.h"
+
+namespace rdmapct::fuzz {
+
+using wire::Bytes;
+using wire::ByteSpan;
+using wire::Opcode;
+
+std::string FormatFinding(const Finding& f) {
+  return f.oracle + " at step " + std::to_string(f.step) + ": " + f.description;
+}
+
+targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
+                                                   const model::FaultSet& faults) {
+  targets::ReferenceTargetConfig c;
+  c.profile = SessionProfile(s);
+  c.faults = faults;
+  c.mpa.crc = !s.connection().target_crc_optional();
+  c.mpa.request_markers = s.connection().target_markers();
+  return c;
+}
+
+namespace {
+
+std::string Hex(uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+struct ReadRequest {
+  uint32_t sink_stag;
+  uint64_t sink_to;
+  uint32_t size;
+};
+
+// Everything the checks remember between steps.
+class Checker {
+ public:
+  Checker(wire::Profile profile, bool crc, bool markers_from_target, bool markers_to_target)
+      : profile_(profile) {
+    wire::MpaDeframerConfig in{.crc_enabled = crc, .markers_enabled = markers_from_target};
+    wire::MpaDeframerConfig out{.crc_enabled = crc, .markers_enabled = markers_to_target};
+    from_target_.emplace(in);
+    to_target_.emplace(out);
+  }
+
+  // The suite's octets: remembers its Read Requests.
+  void Sent(ByteSpan octets) {
+    if (!reads_reliable_) return;
+    auto st = to_target_->Feed(octets, [&](const wire::MpaFpdu& f) {
+      auto v = wire::DecodeRdmapSegment(f.ulpdu, profile_);
+      if (!v.ok() || !v.value().header_present) return;
+      if (const auto* rr = std::get_if<wire::ReadRequestHeader>(&v.value().header)) {
+        requests_.push_back({rr->sink_stag, rr->sink_tagged_offset, rr->read_message_size});
+      }
+    });
+    // Past a framing error the suite cannot tell which requests the target saw.
+    if (!st.ok()) reads_reliable_ = false;
+  }
+
+  // The target's octets of one step.
+  void Received(ByteSpan octets, std::size_t step, std::vector<Finding>& findings) {
+    if (octets.empty()) return;
+    if (terminated_) {
+      Report(findings, "terminate", step, std::to_string(octets.size()) + " octets after the target's Terminate");
+      return;
+    }
+    if (framing_broken_) return;
+    auto st = from_target_->Feed(octets, [&](const wire::MpaFpdu& f) { OnUlpdu(f.ulpdu, step, findings); });
+    if (!st.ok()) {
+      framing_broken_ = true;
+      Report(findings, "framing", step, "target octets do not deframe: " + st.error().Describe());
+    }
+  }
+
+  static void Report(std::vector<Finding>& findings, const std::string& oracle, std::size_t step,
+                     std::string what) {
+    for (const Finding& f : findings) {
+      if (f.oracle == oracle) return;
+    }
+    findings.push_back({oracle, step, std::move(what)});
+  }
+
+ private:
+  void OnUlpdu(ByteSpan ulpdu, std::size_t step, std::vector<Finding>& findings) {
+    if (terminated_) {
+      Report(findings, "terminate", step, "an FPDU after the target's Terminate");
+      return;
+    }
+    auto d = wire::DecodeRdmapSegment(ulpdu, profile_);
+    if (!d.ok()) {
+      Report(findings, "framing", step, "target ULPDU does not decode: " + d.error().Describe());
+      return;
+    }
+    const wire::RdmapMessageView& v = d.value();
+    if (!v.opcode_known) {
+      Report(findings, "framing", step, "target sent unknown opcode " + Hex(v.ctrl.opcode));
+      return;
+    }
+    if (v.opcode() == Opcode::kTerminate) return OnTerminate(v, step, findings);
+    if (v.opcode() == Opcode::kRdmaReadResponse) return OnReadResponse(v, step, findings);
+  }
+
+  void OnTerminate(const wire::RdmapMessageView& v, std::size_t step, std::vector<Finding>& findings) {
+    terminated_ = true;
+    if (v.ddp.header.tagged || !v.header_present) {
+      Report(findings, "terminate", step, "Terminate without a decodable Terminate header");
+    } else if (v.ddp.header.queue_number != 2) {
+      Report(findings, "terminate", step, "Terminate on QN " + std::to_string(v.ddp.header.queue_number));
+    } else if (v.ddp.header.msn <= last_terminate_msn_) {
+      Report(findings, "terminate", step, "Terminate MSN " + std::to_string(v.ddp.header.msn) + " not ascending");
+    }
+    last_terminate_msn_ = v.ddp.header.msn;
+  }
+
+  void OnReadResponse(const wire::RdmapMessageView& v, std::size_t step, std::vector<Finding>& findings) {
+    const wire::DdpSegmentHeader& h = v.ddp.header;
+    if (!reads_reliable_) return;
+    if (!open_) {
+      // A new response: the first request from the cursor on that it answers.
+      auto it = std::find_if(requests_.begin() + static_cast<std::ptrdiff_t>(cursor_), requests_.end(),
+                             [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
+      if (it == requests_.end()) {
+        const bool earlier = std::any_of(requests_.begin(), requests_.begin() + static_cast<std::ptrdiff_t>(cursor_),
+                                         [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
+        Report(findings, "read-response", step,
+               std::string(earlier ? "Read Response out of request order" : "Read Response without a matching Read Request") +
+                   " (STag " + Hex(h.stag) + ", TO " + Hex(h.tagged_offset) + ")");
+        reads_reliable_ = false;
+        return;
+      }
+      cursor_ = static_cast<std::size_t>(it - requests_.begin()) + 1;
+      open_ = true;
+      next_to_ = it->sink_to;
+      remaining_ = it->size;
+    }
+    const std::size_t n = v.ddp.payload.size();
+    if (h.tagged_offset != next_to_ || h.stag != requests_[cursor_ - 1].sink_stag || n > remaining_) {
+      Report(findings, "read-response", step,
+             "Read Response segment at TO " + Hex(h.tagged_offset) + " with " + std::to_string(n) +
+                 " octets does not continue its response (expected TO " + Hex(next_to_) + ", " +
+                 std::to_string(remaining_) + " octets left)");
+      reads_reliable_ = false;
+      return;
+    }
+    next_to_ += n;
+    remaining_ -= static_cast<uint32_t>(n);
+    if (h.last) {
+      open_ = false;
+      if (remaining_ != 0) {
+        Report(findings, "read-response", step,
+                "Read Response ends " + std::to_string(remaining_) + " octets short of the requested length");
+        reads_reliable_ = false;
+      }
+    }
+  }
+
+  wire::Profile profile_;
+  std::optional<wire::MpaDeframer> from_target_, to_target_;
+  std::vector<ReadRequest> requests_;
+  bool reads_reliable_ = true;
+  bool framing_broken_ = false;
+  bool terminated_ = false;
+  uint32_t last_terminate_msn_ = 0;
+  std::size_t cursor_ = 0;  // requests before it are answered or skipped
+  bool open_ = false;       // a multi-segment response is in progress
+  uint64_t next_to_ = 0;
+  uint32_t remaining_ = 0;
+};
+
+// The same octets into the target under test and a fault-free twin.
+class Pair {
+ public:
+  Pair(const proto::FuzzSession& s, const model::FaultSet& faults)
+      : dut_(SessionTargetConfig(s, faults)), ref_(SessionTargetConfig(s, {})),
+        a_(dut_.Accept()), b_(ref_.Accept()) {}
+
+  Bytes Step(ByteSpan in, bool fin, std::size_t step, std::vector<Finding>& findings) {
+    Bytes out_a, out_b;
+    if (fin) {
+      a_->OnPeerClosed(out_a);
+      b_->OnPeerClosed(out_b);
+    } else {
+      a_->OnBytes(in, out_a);
+      b_->OnBytes(in, out_b);
+    }
+    if (out_a != out_b) {
+      std::size_t i = 0;
+      while (i < out_a.size() && i < out_b.size() && out_a[i] == out_b[i]) ++i;
+      Checker::Report(findings, "differential", step,
+                      "target sent " + std::to_string(out_a.size()) + " octets, fault-free reference " +
+                          std::to_string(out_b.size()) + ", first difference at octet " + std::to_string(i));
+    } else if (a_->wants_close() != b_->wants_close()) {
+      Checker::Report(findings, "differential", step,
+                      std::string("target ") + (a_->wants_close() ? "closed" : "stayed open") +
+                          ", fault-free reference did not");
+    } else {
+      CompareMemory(step, findings);
+    }
+    return out_a;
+  }
+
+  targets::ReferenceTargetSession& dut() { return *a_; }
+
+ private:
+  void CompareMemory(std::size_t step, std::vector<Finding>& findings) {
+    const auto& adv = b_->advertisement();
+    if (!adv) return;
+    for (const wire::AdvertisedRegion& r : adv->regions) {
+      const auto ma = a_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
+      const auto mb = b_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
+      if (ma.size() == mb.size() && std::equal(ma.begin(), ma.end(), mb.begin())) continue;
+      Checker::Report(findings, "differential", step,
+                      "memory of region STag " + Hex(r.stag) + " differs from the fault-free reference's");
+      return;
+    }
+  }
+
+  targets::ReferenceTarget dut_, ref_;
+  std::unique_ptr<targets::ReferenceTargetSession> a_, b_;
+};
+
+}  // namespace
+
+OracleResult RunSessionOracles(const proto::FuzzSession& s, const model::FaultSet& faults) {
+  OracleResult result;
+  Pair pair(s, faults);
+  const wire::MpaStartupFrame request = BuildRequest(s);
+  const Bytes reply_octets = pair.Step(wire::EncodeMpaStartupFrame(request), false, 0, result.findings);
+  result.steps = 1;
+  auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
+  if (!reply.ok() || reply.value().reject) return result;
+  auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
+  if (!adv.ok()) return result;
+
+  SessionContext ctx;
+  ctx.profile = SessionProfile(s);
+  ctx.advertisement = adv.value();
+  ctx.crc = request.crc_required || reply.value().crc_required;
+  ctx.markers_to_target = reply.value().marker_required;
+  Checker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
+  // Octets after the Reply in the same step (none from a correct target).
+  checker.Received(ByteSpan(reply_octets).subspan(std::min(reply_octets.size(), reply.value().EncodedSize())), 0,
+                   result.findings);
+
+  const std::vector<SessionWrite> writes = BuildSessionWrites(s, ctx);
+  std::size_t step = 1;
+  for (const SessionWrite& w : writes) {
+    checker.Sent(w.octets);
+    const Bytes out = pair.Step(w.octets, false, step, result.findings);
+    checker.Received(out, step, result.findings);
+    ++step;
+  }
+  const Bytes out = pair.Step({}, true, step, result.findings);
+  checker.Received(out, step, result.findings);
+  result.steps = step + 1;
+  return result;
+}
+
+}  // namespace rdmapct::fuzz

@@ -1,0 +1,49 @@
+// Runs a FuzzSession against a ReferenceTarget with a FaultSet and checks,
+// after every step, invariants that hold for any correct implementation:
+//
+//  terminate         every Terminate the target sends decodes, is on QN 2
+//                    with ascending MSNs, and nothing follows it
+//  read-response     every Read Response answers a Read Request the suite
+//                    sent (Data Sink STag and TO), in request order, with
+//                    the requested length (segments contiguous, L on the last)
+//  framing           the target's octets deframe (CRC, Markers as
+//                    negotiated) and every ULPDU decodes as RDMAP
+//  differential      a second, fault-free ReferenceTarget fed the same octets
+//                    sends the same octets, closes at the same step and
+//                    leaves the same memory in every advertised region
+//
+// Step 0 is the MPA Request; step k (k >= 1) is the k-th TCP write of the
+// session (session_builder.h); the last step is the suite's FIN.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "proto/session.pb.h"
+#include "reference/model/faults.h"
+#include "targets/reference_target.h"
+
+namespace rdmapct::fuzz {
+
+struct Finding {
+  std::string oracle;  // "terminate", "read-response", "framing", "differential"
+  std::size_t step = 0;
+  std::string description;  // one line
+};
+
+std::string FormatFinding(const Finding& f);
+
+// The target configuration a session asks for (profile, MPA options).
+targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
+                                                   const model::FaultSet& faults);
+
+struct OracleResult {
+  std::vector<Finding> findings;  // at most one per oracle (the first)
+  std::size_t steps = 0;          // steps executed
+};
+
+// Runs the whole session; never throws, whatever the session holds.
+OracleResult RunSessionOracles(const proto::FuzzSession& s, const model::FaultSet& faults);
+
+}  // namespace rdmapct::fuzz

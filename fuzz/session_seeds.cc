@@ -1,0 +1,101 @@
+#include "fuzz/session_seeds.h"
+
+#include <cctype>
+
+namespace rdmapct::fuzz {
+
+namespace {
+
+std::string Lower(const std::string& s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The last message type each profile defines.
+proto::SessionMessageType LastType(proto::Profile p) {
+  switch (p) {
+    case proto::RFC7306: return proto::ATOMIC_RESPONSE;
+    case proto::COMMIT: return proto::ATOMIC_WRITE_RESPONSE;
+    default: return proto::TERMINATE;
+  }
+}
+
+proto::SessionMessage Message(proto::SessionMessageType t) {
+  proto::SessionMessage m;
+  m.set_type(t);
+  switch (t) {
+    case proto::RDMA_WRITE:
+    case proto::READ_RESPONSE:
+      m.set_offset(64);
+      m.set_payload_size(32);
+      break;
+    case proto::SEND:
+    case proto::SEND_INVALIDATE:
+    case proto::SEND_SE:
+    case proto::SEND_SE_INVALIDATE:
+    case proto::VERIFY_RESPONSE: m.set_payload_size(16); break;
+    case proto::READ_REQUEST:
+    case proto::FLUSH_REQUEST: m.set_length(128); break;
+    case proto::VERIFY_REQUEST:
+      m.set_length(128);
+      m.set_payload_size(32);
+      break;
+    case proto::ATOMIC_FETCH_ADD:
+    case proto::ATOMIC_CMP_SWAP:
+    case proto::ATOMIC_WRITE_REQUEST: m.set_offset(8); break;
+    default: break;
+  }
+  m.set_payload_seed(static_cast<uint32_t>(t) + 1);
+  return m;
+}
+
+proto::FuzzSession Mixed(proto::Profile p) {
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(p);
+  *s.add_action()->mutable_message() = Message(proto::RDMA_WRITE);
+  proto::SessionAction* r1 = s.add_action();
+  *r1->mutable_message() = Message(proto::READ_REQUEST);
+  r1->mutable_delivery()->set_hold(true);
+  proto::SessionAction* r2 = s.add_action();
+  *r2->mutable_message() = Message(proto::READ_REQUEST);
+  r2->mutable_message()->set_offset(64);
+  proto::SessionAction* send = s.add_action();
+  *send->mutable_message() = Message(proto::SEND);
+  send->mutable_delivery()->add_split(7);
+  return s;
+}
+
+}  // namespace
+
+std::vector<NamedSession> SeedSessions() {
+  std::vector<NamedSession> out;
+  for (proto::Profile p : {proto::RFC5040, proto::RFC7306, proto::COMMIT}) {
+    const std::string profile = Lower(proto::Profile_Name(p));
+    for (int t = 0; t <= LastType(p); ++t) {
+      const auto type = static_cast<proto::SessionMessageType>(t);
+      proto::FuzzSession s;
+      s.mutable_connection()->set_profile(p);
+      *s.add_action()->mutable_message() = Message(type);
+      out.push_back({profile + "_" + Lower(proto::SessionMessageType_Name(type)), s});
+    }
+    out.push_back({profile + "_mixed", Mixed(p)});
+    proto::FuzzSession crc_off = Mixed(p);
+    crc_off.mutable_connection()->set_crc_off(true);
+    crc_off.mutable_connection()->set_target_crc_optional(true);
+    out.push_back({profile + "_mixed_crc_off", crc_off});
+    proto::FuzzSession markers = Mixed(p);
+    markers.mutable_connection()->set_markers(true);
+    markers.mutable_connection()->set_target_markers(true);
+    out.push_back({profile + "_mixed_markers", markers});
+    proto::FuzzSession enhanced = Mixed(p);
+    enhanced.mutable_connection()->set_enhanced(true);
+    enhanced.mutable_connection()->set_ird(4);
+    enhanced.mutable_connection()->set_ord(4);
+    enhanced.mutable_connection()->set_rtr_flags(2);
+    out.push_back({profile + "_mixed_rfc6581", enhanced});
+  }
+  return out;
+}
+
+}  // namespace rdmapct::fuzz
