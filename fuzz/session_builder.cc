@@ -252,16 +252,22 @@ Bytes SessionBuilder::Frame(ByteSpan ulpdu, const proto::SessionFraming& f) {
 }
 
 Bytes SessionBuilder::BuildAction(const proto::SessionAction& a) {
-  if (a.has_raw()) {
-    const std::string& raw = a.raw();
-    Bytes out(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(std::min(raw.size(), kMaxPayload)));
-    // Raw octets occupy stream positions: later Markers stay where they belong.
-    if (inserter_) inserter_.emplace(inserter_->seq_start(), inserter_->next_seq() + static_cast<uint32_t>(out.size()));
-    return out;
+  Bytes out;
+  for (uint32_t k = 0; k <= std::min(a.repeat(), kMaxRepeat); ++k) {
+    if (a.has_raw()) {
+      const std::string& raw = a.raw();
+      const std::size_t n = std::min(raw.size(), kMaxPayload);
+      out.insert(out.end(), raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(n));
+      // Raw octets occupy stream positions: later Markers stay where they belong.
+      if (inserter_) inserter_.emplace(inserter_->seq_start(), inserter_->next_seq() + static_cast<uint32_t>(n));
+      continue;
+    }
+    Bytes payload;
+    const wire::RdmapSegment seg = BuildSegment(a.message(), payload);
+    const Bytes fpdu = Frame(wire::EncodeSegment(seg), a.framing());
+    out.insert(out.end(), fpdu.begin(), fpdu.end());
   }
-  Bytes payload;
-  const wire::RdmapSegment seg = BuildSegment(a.message(), payload);
-  return Frame(wire::EncodeSegment(seg), a.framing());
+  return out;
 }
 
 std::vector<SessionWrite> SessionBuilder::BuildWrites(const proto::FuzzSession& s) {

@@ -32,6 +32,7 @@ inline constexpr uint32_t kSuiteSinkStag = 0x5117e001;
 // Caps that keep any session's octets bounded.
 inline constexpr std::size_t kMaxPayload = 8192;
 inline constexpr std::size_t kMaxSplits = 8;
+inline constexpr uint32_t kMaxRepeat = 15;
 
 // The payload octets of a message (payload_size, payload_seed).
 wire::Bytes SessionFiller(std::size_t n, uint32_t seed);
@@ -60,7 +61,7 @@ class SessionBuilder {
 
   // The RDMAP segment of a message action before framing (MSN consumed).
   wire::RdmapSegment BuildSegment(const proto::SessionMessage& m, wire::Bytes& payload_storage);
-  // The octets of one action: a framed message or its raw octets.
+  // The octets of one action: a framed message or its raw octets, repeated.
   wire::Bytes BuildAction(const proto::SessionAction& a);
   // Every action of the session cut into TCP writes (Delivery).
   std::vector<SessionWrite> BuildWrites(const proto::FuzzSession& s);

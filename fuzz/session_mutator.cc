@@ -91,13 +91,18 @@ void CollectSites(Message& m, std::vector<Site>& out) {
 
 uint64_t SessionMutator::MutateInteger(uint64_t v, std::size_t width) {
   const uint64_t mask = width >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * width)) - 1;
-  switch (Below(8)) {
+  // Small steps first: most header fields matter near their valid value
+  // (an offset off by a few octets, the next MSN, a length one too long).
+  switch (Below(10)) {
     case 0: return 0;
-    case 1: return (v + 1 + Below(8)) & mask;
-    case 2: return (v - 1 - Below(8)) & mask;
-    case 3: return Below(2) ? mask : mask >> 1;
-    case 4: return Below(256);
-    case 5: return (uint64_t{1} << Below(8 * width)) & mask;
+    case 1:
+    case 2:
+    case 3: return (v + 1 + Below(8)) & mask;
+    case 4:
+    case 5: return (v - 1 - Below(8)) & mask;
+    case 6: return Below(2) ? mask : mask >> 1;
+    case 7: return Below(256);
+    case 8: return (uint64_t{1} << Below(8 * width)) & mask;
     default: {
       uint8_t buf[8];
       for (std::size_t i = 0; i < 8; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * i));

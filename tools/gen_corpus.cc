@@ -27,6 +27,7 @@
 
 #include "capture/capture_builder.h"
 #include "capture/pcap_writer.h"
+#include "fuzz/session_seeds.h"
 #include "reference/wire/ddp_segmentation.h"
 #include "reference/wire/hex.h"
 #include "reference/wire/mpa.h"
@@ -805,6 +806,18 @@ int Compare(const Corpus& c, const fs::path& expected) {
   return 0;
 }
 
+// ---------------------------------------------------------------------------
+// fuzz_session: binary-protobuf FuzzSessions (fuzz/session_seeds.h), a valid
+// session of every message type per profile plus mixed ones.
+
+void SessionSeeds(Corpus& c) {
+  for (const rdmapct::fuzz::NamedSession& n : rdmapct::fuzz::SeedSessions()) {
+    std::string octets;
+    n.session.SerializeToString(&octets);
+    Add(c, "fuzz_session", n.name, Bytes(octets.begin(), octets.end()));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -824,6 +837,7 @@ int main(int argc, char** argv) {
   StreamDecodeSeeds(c);
   PcapReaderSeeds(c);
   TcpReassemblySeeds(c);
+  SessionSeeds(c);
   if (!WriteCorpus(c, argv[1])) return 1;
   std::size_t files = 0, octets = 0;
   for (const auto& [dir, seeds] : c) {

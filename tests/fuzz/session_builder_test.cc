@@ -129,6 +129,21 @@ TEST(SessionBuilder, DeliveryCutsAndHoldsWrites) {
   EXPECT_EQ(writes[3].octets, (Bytes{'x', 'y', 'z'}));
 }
 
+TEST(SessionBuilder, RepeatIsABurstWithFreshMsnsAndSinks) {
+  proto::FuzzSession s;
+  proto::SessionAction a = MessageAction(proto::READ_REQUEST);
+  a.set_repeat(2);
+  *s.add_action() = a;
+  Bytes expected;
+  for (uint32_t k = 0; k < 3; ++k) {
+    wire::AppendFpdu(expected, wire::EncodeSegment(wire::MakeReadRequest(
+                                   k + 1, {kSuiteSinkStag, uint64_t{k} << 16, 64, 0x1a01, 0x10000})));
+  }
+  const auto writes = BuildSessionWrites(s, Context());
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].octets, expected);
+}
+
 TEST(SessionBuilder, RequestFollowsTheConnection) {
   proto::FuzzSession s;
   s.mutable_connection()->set_crc_off(true);
