@@ -236,7 +236,8 @@ Bytes SessionBuilder::Frame(ByteSpan ulpdu, const proto::SessionFraming& f) {
   Bytes plain;
   wire::AppendFpdu(plain, ulpdu, {.crc_enabled = false, .pad_octet = static_cast<uint8_t>(f.pad_octet())});
   if (f.ulpdu_length_delta() != 0) {
-    const uint16_t len = static_cast<uint16_t>(wire::LoadBe16(plain.data()) + f.ulpdu_length_delta());
+    // Modulo 2^16 (unsigned: any delta is defined).
+    const uint16_t len = static_cast<uint16_t>(wire::LoadBe16(plain.data()) + static_cast<uint32_t>(f.ulpdu_length_delta()));
     wire::StoreBe16(plain.data(), len);
   }
   Bytes out;
