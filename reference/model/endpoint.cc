@@ -270,7 +270,11 @@ void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
   const bool answer = rule.emits_terminate || (v.kind == ViolationKind::kMalformedTerminate &&
                                                config_.decisions.answer_malformed_terminate);
   if (live && answer && !terminate_sent_) {
-    if (config_.answer_before_terminate) EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
+    // Not while a response is being sent: its own failure is this violation,
+    // and flushing again would serve the same failing response forever.
+    if (config_.answer_before_terminate && !emitting_responses_) {
+      EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
+    }
     EmitTerminate(v, next_msn_[2]++, config_.profile, config_.rdmap_version,
                   config_.ddp_version, config_.decisions, config_.faults, out.AddSegment());
     terminate_sent_ = true;

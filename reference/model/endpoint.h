@@ -274,6 +274,7 @@ class RdmapEndpoint {
   std::deque<OutstandingResponse> outstanding_responses_;  // requester, QN3, in order
   std::deque<PendingResponse> pending_;                // responder, in request order
   bool terminate_sent_ = false;
+  bool emitting_responses_ = false;  // inside EmitPendingResponses (answer_before_terminate)
   bool terminate_observed_ = false;                    // passive: the audited side's own
   uint64_t segments_received_ = 0;
   uint64_t segments_dropped_ = 0;

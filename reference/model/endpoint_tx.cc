@@ -226,12 +226,15 @@ void RdmapEndpoint::QueueResponse(PendingResponse response, Reactions& out) {
 // One queue for every response kind, so Read Responses and QN3 responses
 // leave in the order their requests arrived.
 std::size_t RdmapEndpoint::EmitPendingResponses(std::size_t max_segments, Reactions& out) {
+  const bool outer = emitting_responses_;
+  emitting_responses_ = true;
   std::size_t sent = 0;
   while (sent < max_segments && !pending_.empty() && CanTransmit() && !config_.passive) {
     const std::size_t n = EmitFrontResponse(max_segments - sent, out);
     if (n == 0) break;
     sent += n;
   }
+  emitting_responses_ = outer;
   return sent;
 }
 

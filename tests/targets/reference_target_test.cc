@@ -508,6 +508,32 @@ TEST(ReferenceTargetFullOperation, IrdPlusOneRequestsInOneWriteEarnATerminateAft
       << wire::Describe(t.code);
 }
 
+// REQ R5040-5.3-14 R5040-7.1-03
+// Found by fuzz_session: a Read Request from the invalidatable region and a
+// Send with Invalidate of that region in one TCP write. The Read Response is
+// served at the end of the write, after the invalidation, so serving it
+// fails; that failure must end in one Terminate, not in the flush ahead of
+// the Terminate serving the same response again (it recursed without end).
+TEST(ReferenceTargetFullOperation, ReadServedAfterItsSourceWasInvalidatedInTheSameWriteEndsInOneTerminate) {
+  ReferenceTarget target;
+  Initiator init(target);
+  ASSERT_TRUE(init.Start());
+  const wire::AdvertisedRegion inv = init.Region(RegionRole::kInvalidatable);
+  wire::ReadRequestHeader rr{.sink_stag = 0x77, .sink_tagged_offset = 0, .read_message_size = 128,
+                             .source_stag = inv.stag, .source_tagged_offset = inv.base_tagged_offset};
+  Bytes chunk = init.Frame(wire::EncodeSegment(wire::MakeReadRequest(1, rr)));
+  const Bytes send_inv = init.Frame(
+      wire::EncodeSegment(wire::MakeSend(Opcode::kSendWithInvalidate, 1, Bytes(16, 0x5A), inv.stag)));
+  chunk.insert(chunk.end(), send_inv.begin(), send_inv.end());
+  init.SendRaw(chunk);
+  auto v = init.Decoded();
+  ASSERT_FALSE(v.empty());
+  std::size_t terminates = 0;
+  for (const wire::RdmapMessageView& m : v) terminates += m.opcode() == Opcode::kTerminate;
+  EXPECT_EQ(terminates, 1u);
+  EXPECT_EQ(v.back().opcode(), Opcode::kTerminate);  // nothing after it
+}
+
 TEST(ReferenceTargetFaults, IgnoreIrdAndReversedResponsesShowWhenRequestsArriveTogether) {
   const uint32_t count = 9;
   {
