@@ -27,6 +27,7 @@
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
 #include "tests/capture/pcap_test_util.h"
+#include "tests/cli/cli_test_util.h"
 
 #ifndef RDMAPCT_BINARY
 #error "RDMAPCT_BINARY (path of the rdmapct executable) must be defined by the build"
@@ -35,24 +36,14 @@
 namespace rdmapct::cli {
 namespace {
 
+using test_util::ReadFile;
+using test_util::Quote;
+
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 using namespace rdmapct::capture::pcap_test;
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 // A fresh directory per test (removed first: a stale capture must not pass).
 fs::path Fresh(const std::string& name) {

@@ -17,6 +17,7 @@
 
 #include "conformance/case_loader.h"
 #include "reference/model/faults.h"
+#include "tests/cli/cli_test_util.h"
 
 #ifndef RDMAPCT_BINARY
 #error "RDMAPCT_BINARY (path of the rdmapct executable) must be defined by the build"
@@ -25,28 +26,14 @@
 namespace rdmapct::cli {
 namespace {
 
+using test_util::SourceDir;
+using test_util::ReadFile;
+using test_util::Quote;
+
 namespace fs = std::filesystem;
 using testing::HasSubstr;
 using testing::Not;
 using testing::StartsWith;
-
-std::string SourceDir() {
-  if (const char* env = std::getenv("RDMAPCT_SOURCE_DIR"); env && *env) return env;
-  return RDMAPCT_SOURCE_DIR_COMPILED;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 struct Outcome {
   int status = -1;

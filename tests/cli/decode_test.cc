@@ -25,6 +25,7 @@
 #include "reference/wire/hex.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/profile.h"
+#include "tests/cli/cli_test_util.h"
 
 #ifndef RDMAPCT_BINARY
 #error "RDMAPCT_BINARY (path of the rdmapct executable) must be defined by the build"
@@ -33,30 +34,16 @@
 namespace rdmapct::cli {
 namespace {
 
+using test_util::SourceDir;
+using test_util::ReadFile;
+using test_util::Quote;
+
 namespace fs = std::filesystem;
 using wire::Bytes;
-
-std::string SourceDir() {
-  if (const char* env = std::getenv("RDMAPCT_SOURCE_DIR"); env && *env) return env;
-  return RDMAPCT_SOURCE_DIR_COMPILED;
-}
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void WriteFile(const fs::path& p, std::string_view data) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 struct RunResult {

@@ -26,6 +26,7 @@
 #include "conformance/runner.h"
 #include "targets/target_uri.h"
 #include "targets/tcp.h"
+#include "tests/cli/cli_test_util.h"
 
 #ifndef RDMAPCT_BINARY
 #error "RDMAPCT_BINARY (path of the rdmapct executable) must be defined by the build"
@@ -36,19 +37,14 @@ extern char** environ;
 namespace rdmapct::cli {
 namespace {
 
+using test_util::ReadFile;
+
 namespace fs = std::filesystem;
 using conformance::CaseResult;
 using conformance::RunResult;
 using conformance::Verdict;
 using testing::HasSubstr;
 using testing::StartsWith;
-
-std::string ReadFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<std::string> SplitLines(const std::string& s) {
   std::vector<std::string> lines;
