@@ -1,8 +1,6 @@
-// A bounded random search with the session mutator and oracles, the way
-// fuzz_session runs under libFuzzer but without coverage feedback: fixed
-// seed, at most kBudget mutated sessions, starting from the single-message
-// seed sessions (fuzz/session_seeds.h) and keeping every mutant in a pool
-// (a third of the picks go back to a seed).
+// A bounded random search (fuzz/session_search.h) with the session mutator
+// and oracles, the way fuzz_session runs under libFuzzer but without
+// coverage feedback: fixed seed, at most kBudget mutated sessions.
 // Each selected fault of the reference target must be found; the
 // fault-free target must yield no finding over the same budget.
 #include <gtest/gtest.h>
@@ -11,50 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "fuzz/session_mutator.h"
 #include "fuzz/session_oracle.h"
-#include "fuzz/session_seeds.h"
+#include "fuzz/session_search.h"
 
 namespace rdmapct::fuzz {
 namespace {
 
 constexpr int kBudget = 3000;
-constexpr std::size_t kPool = 512;
-
-struct SearchResult {
-  int sessions = 0;  // sessions run
-  std::vector<Finding> findings;
-  proto::FuzzSession session;  // the one with findings
-};
 
 SearchResult Search(const model::FaultSet& faults, uint64_t seed) {
-  std::vector<proto::FuzzSession> pool;
-  for (const NamedSession& n : SeedSessions()) {
-    if (n.session.action_size() == 1) pool.push_back(n.session);
-  }
-  const std::size_t seeds = pool.size();
-  SessionMutator m(seed, SeededByteMutator(seed));
-  SearchResult result;
-  for (int i = 0; i < kBudget; ++i) {
-    proto::FuzzSession s;
-    if (m.Below(10) == 0) {
-      m.CrossOver(pool[m.Below(pool.size())], pool[m.Below(pool.size())], s);
-    } else {
-      // A third of the time a seed itself, else anything in the pool.
-      s = pool[m.Below(m.Below(3) == 0 ? seeds : pool.size())];
-      for (uint64_t k = 1 + m.Below(4); k > 0; --k) m.Mutate(s);
-    }
-    result.sessions = i + 1;
-    OracleResult r = RunSessionOracles(s, faults);
-    if (!r.findings.empty()) {
-      result.findings = std::move(r.findings);
-      result.session = std::move(s);
-      return result;
-    }
-    if (pool.size() < kPool) pool.push_back(std::move(s));
-    else pool[m.Below(kPool)] = std::move(s);
-  }
-  return result;
+  SearchOptions options;
+  options.seed = seed;
+  options.budget = kBudget;
+  return SearchSessions([&](const proto::FuzzSession& s) { return RunSessionOracles(s, faults); }, options);
 }
 
 class FaultSearch : public ::testing::TestWithParam<const char*> {};

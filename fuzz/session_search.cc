@@ -1,0 +1,46 @@
+#include "fuzz/session_search.h"
+
+#include "fuzz/session_builder.h"
+#include "fuzz/session_mutator.h"
+#include "fuzz/session_seeds.h"
+
+namespace rdmapct::fuzz {
+
+SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options) {
+  // The single-message seeds: short sessions the mutator grows.
+  std::vector<proto::FuzzSession> pool;
+  for (const NamedSession& n : SeedSessions()) {
+    if (n.session.action_size() != 1) continue;
+    if (options.only_profile && SessionProfile(n.session) != *options.only_profile) continue;
+    pool.push_back(n.session);
+  }
+  SearchResult result;
+  if (pool.empty()) return result;
+  const std::size_t seeds = pool.size();
+  SessionMutator m(options.seed, SeededByteMutator(options.seed));
+  for (int i = 0; i < options.budget; ++i) {
+    if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) break;
+    proto::FuzzSession s;
+    if (m.Below(10) == 0) {
+      m.CrossOver(pool[m.Below(pool.size())], pool[m.Below(pool.size())], s);
+    } else {
+      // A third of the time a seed itself, else anything in the pool.
+      s = pool[m.Below(m.Below(3) == 0 ? seeds : pool.size())];
+      for (uint64_t k = 1 + m.Below(4); k > 0; --k) m.Mutate(s);
+    }
+    // The mutator may change the profile; a profile-bound search keeps it.
+    if (options.only_profile) s.mutable_connection()->set_profile(pool.front().connection().profile());
+    result.sessions = i + 1;
+    OracleResult r = run(s);
+    if (!r.findings.empty()) {
+      result.findings = std::move(r.findings);
+      result.session = std::move(s);
+      return result;
+    }
+    if (pool.size() < options.pool) pool.push_back(std::move(s));
+    else pool[m.Below(options.pool)] = std::move(s);
+  }
+  return result;
+}
+
+}  // namespace rdmapct::fuzz

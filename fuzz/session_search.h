@@ -1,0 +1,39 @@
+// A mutation search over fuzz sessions without libFuzzer: the session
+// mutator applied to a pool that starts from the seed sessions
+// (fuzz/session_seeds.h), every session run through a caller's oracle run
+// (the in-process reference with faults, or a live target over TCP). No
+// coverage feedback; deterministic for a seed. Used by tests/fuzz (a fixed
+// budget must find each fault) and by `rdmapct fuzz --target`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "fuzz/session_oracle.h"
+#include "proto/session.pb.h"
+
+namespace rdmapct::fuzz {
+
+struct SearchOptions {
+  uint64_t seed = 1;
+  int budget = 3000;                              // sessions at most
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::size_t pool = 512;                         // mutants kept
+  std::optional<wire::Profile> only_profile;      // seeds of one profile only
+};
+
+using SessionRun = std::function<OracleResult(const proto::FuzzSession&)>;
+
+struct SearchResult {
+  int sessions = 0;               // sessions run
+  std::vector<Finding> findings;  // of the first session with any
+  proto::FuzzSession session;     // that session
+};
+
+// Stops at the first session with findings, at the budget or the deadline.
+SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options);
+
+}  // namespace rdmapct::fuzz
