@@ -11,6 +11,7 @@ packages=(
   protobuf-compiler libprotobuf-dev
   libpcap-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   tshark                              # tests check that Wireshark decodes the captures
+  libibverbs-dev librdmacm-dev        # rdmapct-agent (targets/agent), the verbs test ULP
 )
 
 missing=()

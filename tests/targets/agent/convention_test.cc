@@ -1,0 +1,216 @@
+// rdmapct-agent's convention handling, without a device: what it
+// advertises satisfies the suite's full-suite checks, and its completions
+// become exactly the Event Records the suite predicts.
+#include "targets/agent/convention.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "reference/wire/test_ulp.h"
+
+namespace rdmapct::agent {
+namespace {
+
+// Pretend registration: STags 0x100+i, VA-based at a fake address per object.
+std::vector<Registered> FakeRegister(const std::vector<RegionSpec>& layout) {
+  std::vector<Registered> out;
+  for (std::size_t i = 0; i < layout.size(); ++i) {
+    const RegionSpec& s = layout[i];
+    uint64_t base = s.zero_based ? 0 : 0x7f0000000000ull + (uint64_t{s.memory_object} << 20) + s.object_offset;
+    out.push_back({static_cast<uint32_t>(0x100 + i), base});
+  }
+  return out;
+}
+
+wire::Advertisement Decoded(const AgentOptions& o, uint32_t serial = 1) {
+  auto layout = DefaultLayout(o);
+  ConnectionParams p{16, 8, serial, true};
+  auto bytes = BuildAdvertisement(o, layout, FakeRegister(layout), p);
+  EXPECT_TRUE(bytes.ok());
+  EXPECT_LE(bytes->size(), wire::kAdvertisementMaxLength);
+  auto adv = wire::DecodeAdvertisement(*bytes);
+  EXPECT_TRUE(adv.ok()) << (adv.ok() ? "" : adv.error().field);
+  return *adv;
+}
+
+TEST(AgentConvention, AdvertisementHasEveryRoleButTheOutcomeBlock) {
+  for (bool rfc7306 : {false, true}) {
+    AgentOptions o;
+    o.claim_rfc7306 = rfc7306;
+    wire::Advertisement adv = Decoded(o, 3);
+    EXPECT_EQ(adv.connection_serial, 3u);
+    EXPECT_EQ(adv.ird, 16);
+    EXPECT_EQ(adv.receive_buffer_count, 8);
+    EXPECT_EQ(adv.receive_buffer_size, 4096u);
+    EXPECT_TRUE(adv.flags & wire::kFlagKeepMemory);
+    EXPECT_EQ(bool(adv.flags & wire::kFlagRfc7306), rfc7306);
+    // Verbs cannot tell a Terminate sent from one received: no outcome
+    // block, the only item the full suite then misses.
+    auto missing = wire::MissingForFullSuite(adv, rfc7306, false);
+    ASSERT_EQ(missing.size(), 1u) << missing[0];
+    EXPECT_NE(missing[0].find("outcome"), std::string::npos) << missing[0];
+    for (auto role : {wire::RegionRole::kReadWrite, wire::RegionRole::kReadOnly, wire::RegionRole::kWriteOnly,
+                      wire::RegionRole::kInvalidatable, wire::RegionRole::kAlias, wire::RegionRole::kForeign,
+                      wire::RegionRole::kDeregistered}) {
+      EXPECT_NE(wire::SelectRegion(adv, role, 1024 * (role == wire::RegionRole::kReadWrite ? 4 : 1) *
+                                                  (role == wire::RegionRole::kForeign ||
+                                                   role == wire::RegionRole::kDeregistered ? 0 : 1)),
+                nullptr)
+          << wire::RegionRoleName(role);
+    }
+    EXPECT_EQ(wire::SelectRegion(adv, wire::RegionRole::kAtomic) != nullptr, rfc7306);
+  }
+}
+
+TEST(AgentConvention, MemoryBehindEveryStagCanBeReadBack) {
+  wire::Advertisement adv = Decoded(AgentOptions{});
+  for (auto role : {wire::RegionRole::kWriteOnly, wire::RegionRole::kForeign, wire::RegionRole::kDeregistered,
+                    wire::RegionRole::kInvalidatable}) {
+    const wire::AdvertisedRegion* r = wire::SelectRegion(adv, role);
+    ASSERT_NE(r, nullptr);
+    const wire::AdvertisedRegion* view = wire::FindReadableView(adv, r->memory_object, r->object_offset, r->length);
+    ASSERT_NE(view, nullptr) << wire::RegionRoleName(role);
+    EXPECT_FALSE(view->attributes & wire::kAttrInvalidatable);
+  }
+}
+
+TEST(AgentConvention, ZeroBasedOnlyWhenAsked) {
+  AgentOptions o;
+  for (const RegionSpec& s : DefaultLayout(o)) EXPECT_FALSE(s.zero_based) << s.role;
+  o.zero_based_regions = true;
+  wire::Advertisement adv = Decoded(o);
+  EXPECT_EQ(wire::SelectRegion(adv, wire::RegionRole::kWriteOnly)->base_tagged_offset, 0u);
+  EXPECT_EQ(wire::SelectRegion(adv, wire::RegionRole::kAlias)->base_tagged_offset, 0u);
+}
+
+TEST(AgentConvention, PatternMatchesTheSuitesExpectation) {
+  auto layout = DefaultLayout(AgentOptions{});
+  auto sizes = MemoryObjectSizes(layout);
+  ASSERT_EQ(sizes.size(), 3u);
+  EXPECT_EQ(sizes[kMainObject], kMainObjectSize);
+  EXPECT_EQ(sizes[kInvalidatableObject], kInvalidatableObjectSize);
+  std::vector<uint8_t> mem(sizes[kMainObject]);
+  FillPattern(kMainObject, mem);
+  wire::Advertisement adv = Decoded(AgentOptions{});
+  const wire::AdvertisedRegion* ro = wire::SelectRegion(adv, wire::RegionRole::kReadOnly);
+  wire::Bytes expect = wire::RegionPattern(*ro, ro->base_tagged_offset + 10, 300);
+  EXPECT_TRUE(std::equal(expect.begin(), expect.end(), mem.begin() + ro->object_offset + 10));
+  EXPECT_EQ(mem[0], wire::PatternByte(1, 0));
+}
+
+TEST(AgentConvention, SuiteRequestFoundWithOrWithoutRfc6581Word) {
+  wire::Bytes req;
+  wire::EncodeSuiteRequest({1, 0, wire::kRequestKeepMemory, 0xdeadbeef}, req);
+  auto at0 = FindSuiteRequest(req);
+  ASSERT_TRUE(at0);
+  EXPECT_EQ(at0->flags, wire::kRequestKeepMemory);
+  wire::Bytes with_word = {0x80, 0x04, 0x00, 0x04};
+  with_word.insert(with_word.end(), req.begin(), req.end());
+  auto at4 = FindSuiteRequest(with_word);
+  ASSERT_TRUE(at4);
+  EXPECT_EQ(at4->case_hash, 0xdeadbeefu);
+  // Malformed private data is ignored, never acted on.
+  EXPECT_FALSE(FindSuiteRequest(wire::Bytes{}));
+  wire::Bytes bad = req;
+  bad[6] = 0x80;  // a reserved flag at minor 0
+  EXPECT_FALSE(FindSuiteRequest(bad));
+  EXPECT_FALSE(FindSuiteRequest(wire::Bytes(40, 0x52)));
+}
+
+TEST(AgentConvention, IrdCoversThePeersOrd) {
+  EXPECT_EQ(ChooseIrdOrd(4, 4, 128, 128).ird, 16);
+  EXPECT_EQ(ChooseIrdOrd(4, 4, 128, 128).ord, 4);
+  EXPECT_EQ(ChooseIrdOrd(64, 8, 128, 128).ird, 64);
+  EXPECT_EQ(ChooseIrdOrd(0x3FFF, 0x3FFF, 128, 128).ird, 128);  // no automatic negotiation: device max
+  EXPECT_EQ(ChooseIrdOrd(0x3FFF, 0x3FFF, 128, 128).ord, 16);
+  EXPECT_EQ(ChooseIrdOrd(0, 0, 8, 8).ird, 8);
+}
+
+TEST(AgentConvention, CompletionsBecomeTheRecordsTheSuitePredicts) {
+  ConnectionEvents ev;
+  const wire::Bytes hello = {'h', 'e', 'l', 'l', 'o'};
+  Completion c;
+  c.kind = Completion::Kind::kReceive;
+  c.data = hello;
+  auto r1 = ev.OnCompletion(c);
+  ASSERT_TRUE(r1);
+  // docs/target-convention.md §6.2's example, octet for octet.
+  const wire::Bytes example = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01,
+                               0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                               0x00, 0x00, 0x00, 0x00, 0x9a, 0x71, 0xbb, 0x4c, 0x00, 0x05, 0x00, 0x00,
+                               'h',  'e',  'l',  'l',  'o'};
+  EXPECT_EQ(*r1, example);
+
+  Completion sent;
+  sent.kind = Completion::Kind::kSendComplete;
+  EXPECT_FALSE(ev.OnCompletion(sent));
+
+  wire::Bytes big(200);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 7);
+  Completion inv;
+  inv.kind = Completion::Kind::kReceive;
+  inv.data = big;
+  inv.invalidated_stag = 0x2e05;
+  auto r2 = ev.OnCompletion(inv);
+  ASSERT_TRUE(r2);
+  auto d2 = wire::DecodeEventRecord(*r2);
+  ASSERT_TRUE(d2.ok());
+  EXPECT_EQ(*d2, wire::MakeSendEvent(2, big, std::nullopt, 0x2e05u));
+  EXPECT_EQ(d2->prefix.size(), 64u);
+  EXPECT_EQ(d2->flags, wire::kEventInvalidated);  // SE unknown: flag 0x01 clear
+
+  Completion empty;
+  empty.kind = Completion::Kind::kReceive;
+  auto r3 = wire::DecodeEventRecord(*ev.OnCompletion(empty));
+  ASSERT_TRUE(r3.ok());
+  EXPECT_EQ(r3->sequence, 3u);
+  EXPECT_EQ(r3->length, 0u);
+
+  Completion imm;
+  imm.kind = Completion::Kind::kReceiveImm;
+  imm.immediate = 0x1234;
+  auto r4 = wire::DecodeEventRecord(*ev.OnCompletion(imm));
+  ASSERT_TRUE(r4.ok());
+  EXPECT_EQ(*r4, wire::MakeImmediateDataEvent(4, 0x1234, std::nullopt));
+  EXPECT_EQ(ev.events_sent(), 4u);
+}
+
+TEST(AgentConvention, AnErrorIsReportedOnceThenNothing) {
+  ConnectionEvents ev;
+  Completion err;
+  err.kind = Completion::Kind::kReceiveError;
+  err.status = 6;  // e.g. IBV_WC_LOC_PROT_ERR
+  auto r = wire::DecodeEventRecord(*ev.OnCompletion(err));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, wire::MakeCompletionErrorEvent(1, wire::ErrorSource::kReceiveQueue, 6));
+  EXPECT_TRUE(ev.stopped());
+  Completion late;
+  late.kind = Completion::Kind::kReceive;
+  EXPECT_FALSE(ev.OnCompletion(late));
+  EXPECT_EQ(ev.completion_errors(), 1u);
+}
+
+TEST(AgentConvention, FlushedOrAfterTerminateSendsNothing) {
+  ConnectionEvents ev;
+  Completion ok;
+  ok.kind = Completion::Kind::kReceive;
+  ASSERT_TRUE(ev.OnCompletion(ok));
+  Completion flushed;
+  flushed.kind = Completion::Kind::kReceiveError;
+  flushed.flushed = true;
+  flushed.status = 5;
+  EXPECT_FALSE(ev.OnCompletion(flushed));
+  EXPECT_FALSE(ev.OnCompletion(flushed));
+  EXPECT_FALSE(ev.OnCompletion(ok));
+  EXPECT_EQ(ev.events_sent(), 1u);
+  EXPECT_EQ(ev.completion_errors(), 2u);
+
+  ConnectionEvents closed;
+  closed.Stop();
+  EXPECT_FALSE(closed.OnCompletion(ok));
+  EXPECT_EQ(closed.events_sent(), 0u);
+}
+
+}  // namespace
+}  // namespace rdmapct::agent
