@@ -233,6 +233,18 @@ class Pair {
 
 }  // namespace
 
+struct InvariantChecker::Impl {
+  Checker checker;
+};
+
+InvariantChecker::InvariantChecker(wire::Profile profile, bool crc, bool markers_from_target, bool markers_to_target)
+    : impl_(new Impl{Checker(profile, crc, markers_from_target, markers_to_target)}) {}
+InvariantChecker::~InvariantChecker() = default;
+void InvariantChecker::Sent(ByteSpan octets) { impl_->checker.Sent(octets); }
+void InvariantChecker::Received(ByteSpan octets, std::size_t step, std::vector<Finding>& findings) {
+  impl_->checker.Received(octets, step, findings);
+}
+
 OracleResult RunSessionOracles(const proto::FuzzSession& s, const model::FaultSet& faults) {
   OracleResult result;
   Pair pair(s, faults);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,20 @@ struct OracleResult {
 
 // Runs the whole session; never throws, whatever the session holds.
 OracleResult RunSessionOracles(const proto::FuzzSession& s, const model::FaultSet& faults);
+
+// The invariant oracles alone (terminate, read-response, framing), for a
+// target that is not in-process (fuzz/session_remote.h): the suite's octets
+// go to Sent, the target's to Received, in the order they were seen.
+class InvariantChecker {
+ public:
+  InvariantChecker(wire::Profile profile, bool crc, bool markers_from_target, bool markers_to_target);
+  ~InvariantChecker();
+  void Sent(wire::ByteSpan octets);
+  void Received(wire::ByteSpan octets, std::size_t step, std::vector<Finding>& findings);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rdmapct::fuzz

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "fuzz/session_builder.h"
+#include "fuzz/session_twin.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
@@ -32,58 +33,6 @@ std::string HexOf(ByteSpan b) {
     s += kDigits[x & 15];
   }
   return s;
-}
-
-// What the fault-free reference target did with the session: per TCP write,
-// the octets it sent and whether it had closed after it.
-struct TwinWrite {
-  std::size_t action = 0;
-  Bytes out;
-  bool closed = false;
-};
-
-struct TwinRun {
-  bool connected = false;         // an accepted Reply with an Advertisement
-  bool closed_at_setup = false;   // closed (or rejected) instead
-  wire::MpaStartupFrame request, reply;
-  SessionContext ctx;
-  std::vector<TwinWrite> writes;
-  Bytes after_fin;                // octets it sent after the suite's FIN
-};
-
-TwinRun RunTwin(const proto::FuzzSession& s) {
-  TwinRun run;
-  targets::ReferenceTarget target(SessionTargetConfig(s, {}));
-  std::unique_ptr<targets::ReferenceTargetSession> session = target.Accept();
-  run.request = BuildRequest(s);
-  Bytes out;
-  session->OnBytes(wire::EncodeMpaStartupFrame(run.request), out);
-  auto reply = wire::DecodeMpaStartupFrame(out, {wire::MpaFrameKind::kReply});
-  if (!reply.ok() || reply.value().reject || session->wants_close()) {
-    run.closed_at_setup = true;
-    return run;
-  }
-  run.reply = reply.value();
-  auto adv = wire::DecodeAdvertisementFromPrivateData(run.reply.private_data, false);
-  if (!adv.ok()) {
-    run.closed_at_setup = true;
-    return run;
-  }
-  run.connected = true;
-  run.ctx.profile = SessionProfile(s);
-  run.ctx.advertisement = adv.value();
-  run.ctx.crc = run.request.crc_required || run.reply.crc_required;
-  run.ctx.markers_to_target = run.reply.marker_required;
-  for (SessionWrite& w : BuildSessionWrites(s, run.ctx)) {
-    TwinWrite tw;
-    tw.action = w.action;
-    session->OnBytes(w.octets, tw.out);
-    tw.closed = session->wants_close();
-    run.writes.push_back(std::move(tw));
-    if (run.writes.back().closed) return run;
-  }
-  session->OnPeerClosed(run.after_fin);
-  return run;
 }
 
 proto::Message::Type CaseType(Opcode op) { return static_cast<proto::Message::Type>(static_cast<int>(op) + 1); }

@@ -1,0 +1,165 @@
+#include "fuzz/session_remote.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "fuzz/session_builder.h"
+#include "fuzz/session_twin.h"
+#include "reference/wire/mpa.h"
+#include "reference/wire/test_ulp.h"
+
+namespace rdmapct::fuzz {
+
+using wire::Bytes;
+using wire::ByteSpan;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+class Link {
+ public:
+  Link(targets::Transport& t, const RemoteOptions& o) : t_(t), o_(o) {}
+
+  // Reads until `quiet` passes with nothing new, or `limit`; the octets
+  // since the last call.
+  Bytes Drain(std::chrono::milliseconds quiet, std::chrono::milliseconds limit) {
+    Bytes got;
+    const auto end = Clock::now() + limit;
+    while (!ended_ && Clock::now() < end) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+      const targets::IoStatus st = t_.Read(got, 65536, std::min(quiet, left));
+      if (st == targets::IoStatus::kTimeout) break;
+      if (st != targets::IoStatus::kOk) ended_ = st;
+      if (got.size() > o_.max_octets) break;
+    }
+    return got;
+  }
+
+  // Until `pred(all octets so far)` or the deadline.
+  Bytes ReadUntil(std::chrono::milliseconds limit, const std::function<bool(const Bytes&)>& pred) {
+    Bytes got;
+    const auto end = Clock::now() + limit;
+    while (!ended_ && !pred(got) && Clock::now() < end) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+      const targets::IoStatus st = t_.Read(got, 65536, left);
+      if (st == targets::IoStatus::kTimeout) break;
+      if (st != targets::IoStatus::kOk) ended_ = st;
+    }
+    return got;
+  }
+
+  bool Write(ByteSpan b) {
+    if (ended_) return false;
+    const targets::IoStatus st = t_.Write(b);
+    if (st != targets::IoStatus::kOk) ended_ = st;
+    return st == targets::IoStatus::kOk;
+  }
+
+  std::optional<targets::IoStatus> ended() const { return ended_; }
+
+ private:
+  targets::Transport& t_;
+  const RemoteOptions& o_;
+  std::optional<targets::IoStatus> ended_;
+};
+
+std::string Joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "nothing" : s;
+}
+
+}  // namespace
+
+RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,
+                              const RemoteOptions& options) {
+  RemoteResult result;
+  std::vector<Finding>& findings = result.oracles.findings;
+  std::string error;
+  std::unique_ptr<targets::Transport> t = connector.Connect(options.connect_timeout, error);
+  if (!t) {
+    result.connect_failed = true;
+    findings.push_back({"no-answer", 0, "connection refused or unreachable: " + error});
+    return result;
+  }
+  Link link(*t, options);
+  const wire::MpaStartupFrame request = BuildRequest(s);
+  link.Write(wire::EncodeMpaStartupFrame(request));
+  const Bytes reply_octets = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
+    return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
+  });
+  auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
+  const TwinRun twin = options.differential ? RunTwin(s) : TwinRun{};
+  if (!reply.ok()) {
+    if (!link.ended() || twin.connected) {
+      result.connect_failed = !link.ended() && reply_octets.empty();
+      findings.push_back({"no-answer", 0, link.ended() ? "closed without an MPA Reply"
+                                                       : "no MPA Reply within " +
+                                                             std::to_string(options.reply_timeout.count()) + " ms"});
+    }
+    return result;
+  }
+  auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
+  if (reply.value().reject || !adv.ok()) {
+    // Not a convention target for this Request: nothing to fuzz (the
+    // conformance suite reports setup errors).
+    t->Abort();
+    return result;
+  }
+  SessionContext ctx;
+  ctx.profile = SessionProfile(s);
+  ctx.advertisement = adv.value();
+  ctx.crc = request.crc_required || reply.value().crc_required;
+  ctx.markers_to_target = reply.value().marker_required;
+  InvariantChecker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
+  Bytes target_octets(reply_octets.begin() + static_cast<std::ptrdiff_t>(
+                                                 std::min(reply_octets.size(), reply.value().EncodedSize())),
+                      reply_octets.end());
+  checker.Received(target_octets, 0, findings);
+
+  std::size_t step = 1;
+  for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
+    checker.Sent(w.octets);
+    if (!link.Write(w.octets)) break;
+    const Bytes out = link.Drain(options.settle, options.answer_timeout);
+    checker.Received(out, step++, findings);
+    target_octets.insert(target_octets.end(), out.begin(), out.end());
+  }
+  // The rest of the answers, then the suite's FIN and the target's close.
+  Bytes out = link.Drain(options.settle * 4, options.answer_timeout);
+  const std::optional<targets::IoStatus> ended_before_fin = link.ended();
+  if (!ended_before_fin) {
+    t->ShutdownWrite();
+    const Bytes tail = link.ReadUntil(options.answer_timeout, [](const Bytes&) { return false; });
+    out.insert(out.end(), tail.begin(), tail.end());
+  }
+  checker.Received(out, step, findings);
+  target_octets.insert(target_octets.end(), out.begin(), out.end());
+  result.oracles.steps = step + 1;
+  t->Abort();
+
+  result.target_reaction = ReactionSummary(target_octets, ctx.profile, ctx.crc, request.marker_required);
+  if (!options.differential || !twin.connected) return result;
+  Bytes ref_octets;
+  for (const TwinWrite& w : twin.writes) ref_octets.insert(ref_octets.end(), w.out.begin(), w.out.end());
+  ref_octets.insert(ref_octets.end(), twin.after_fin.begin(), twin.after_fin.end());
+  result.reference_reaction = ReactionSummary(ref_octets, twin.ctx.profile, twin.ctx.crc, request.marker_required);
+  const bool terminated = std::any_of(result.target_reaction.begin(), result.target_reaction.end(),
+                                      [](const std::string& l) { return l.rfind("Terminate", 0) == 0; });
+  const bool ended_early = ended_before_fin && !twin.closed() && !terminated;
+  if (ended_early && *ended_before_fin != targets::IoStatus::kClosed) {
+    findings.push_back({"crash", step, std::string("connection ") + targets::IoStatusName(*ended_before_fin) +
+                                           " without a Terminate; the reference stays open"});
+  } else if (ended_early) {
+    findings.push_back({"crash", step, "connection closed without a Terminate before the suite's FIN; the reference stays open"});
+  } else if (target_octets.empty() && !ref_octets.empty() && !ended_before_fin) {
+    findings.push_back({"hang", step, "no octets at all from the target; the reference answered " +
+                                          Joined(result.reference_reaction)});
+  } else if (result.target_reaction != result.reference_reaction) {
+    findings.push_back({"differential", step, "target: " + Joined(result.target_reaction) +
+                                                  "; fault-free reference: " + Joined(result.reference_reaction)});
+  }
+  return result;
+}
+
+}  // namespace rdmapct::fuzz

@@ -1,0 +1,51 @@
+// A fuzz session against a live target over any Transport (tcp://, a
+// plugin, or the reference through its connector): the suite's octets of
+// the session written as its TCP writes, everything the target sends read
+// back with deadlines, and the oracles a black box allows:
+//
+//  no-answer   the target refuses the connection or sends no MPA Reply
+//  crash       the connection ends (FIN/RST) without a Terminate while the
+//              fault-free reference stays open
+//  hang        the reference answers the session and the target sends
+//              nothing at all
+//  terminate, read-response, framing
+//              the invariants of session_oracle.h on the target's octets
+//  differential
+//              the target's reaction (frame kinds, Terminate codes,
+//              closing) differs from the fault-free reference's
+//              (session_twin.h), which is a divergence to look at, not
+//              necessarily a violation: RFC accept-sets allow choices.
+//
+// Everything is bounded: every read has a deadline and the octets kept
+// are capped.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "fuzz/session_oracle.h"
+#include "proto/session.pb.h"
+#include "targets/transport.h"
+
+namespace rdmapct::fuzz {
+
+struct RemoteOptions {
+  std::chrono::milliseconds connect_timeout{3000};
+  std::chrono::milliseconds reply_timeout{3000};   // MPA Reply
+  std::chrono::milliseconds settle{30};            // quiet time that ends a write's answer
+  std::chrono::milliseconds answer_timeout{1000};  // after the last write / after FIN
+  std::size_t max_octets = 8u << 20;               // target octets kept per session
+  bool differential = true;
+};
+
+struct RemoteResult {
+  OracleResult oracles;
+  bool connect_failed = false;  // refused / unreachable: the target may be restarting
+  std::vector<std::string> target_reaction, reference_reaction;  // ReactionSummary lines
+};
+
+RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,
+                              const RemoteOptions& options);
+
+}  // namespace rdmapct::fuzz

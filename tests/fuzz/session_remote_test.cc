@@ -1,0 +1,121 @@
+// The remote session fuzzer (fuzz/session_remote.h) against the reference
+// target served over real TCP on 127.0.0.1 (targets/tcp_server.h): no
+// finding on any seed session when the target is fault-free, and the
+// bounded search finds faults through the black-box oracles only.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "fuzz/session_remote.h"
+#include "fuzz/session_search.h"
+#include "fuzz/session_seeds.h"
+#include "targets/tcp.h"
+#include "targets/tcp_server.h"
+
+namespace rdmapct::fuzz {
+namespace {
+
+class Served {
+ public:
+  explicit Served(const model::FaultSet& faults) {
+    targets::ReferenceTargetConfig config;
+    config.profile = wire::Profile::kCommit;
+    config.faults = faults;
+    targets::TcpServerOptions options;
+    options.listen = "127.0.0.1:0";
+    std::string error;
+    server_ = targets::TcpServer::Create(std::make_shared<targets::ReferenceTarget>(config), options, {}, error);
+    EXPECT_NE(server_, nullptr) << error;
+    if (server_) thread_ = std::thread([this] { server_->Run(); });
+  }
+  ~Served() {
+    if (!thread_.joinable()) return;
+    server_->Stop();
+    thread_.join();
+  }
+  std::unique_ptr<targets::TcpConnector> Connector() {
+    std::string error;
+    auto c = targets::TcpConnector::Create(server_->address(), {}, error);
+    EXPECT_NE(c, nullptr) << error;
+    return c;
+  }
+
+ private:
+  std::unique_ptr<targets::TcpServer> server_;
+  std::thread thread_;
+};
+
+RemoteOptions Quick() {
+  RemoteOptions o;
+  o.settle = std::chrono::milliseconds(5);
+  o.answer_timeout = std::chrono::milliseconds(500);
+  return o;
+}
+
+// The served target runs one profile; the sessions keep to it.
+proto::FuzzSession AsCommit(proto::FuzzSession s) {
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  s.mutable_connection()->set_target_crc_optional(false);
+  s.mutable_connection()->set_target_markers(false);
+  return s;
+}
+
+TEST(SessionRemote, FaultFreeTargetOverTcpGivesNoFindingOnAnySeed) {
+  Served served({});
+  auto connector = served.Connector();
+  ASSERT_NE(connector, nullptr);
+  int runs = 0;
+  for (const NamedSession& n : SeedSessions()) {
+    if (n.session.connection().profile() != proto::COMMIT) continue;
+    const proto::FuzzSession s = AsCommit(n.session);
+    const RemoteResult r = RunSessionRemote(s, *connector, Quick());
+    ++runs;
+    for (const Finding& f : r.oracles.findings) ADD_FAILURE() << n.name << ": " << FormatFinding(f);
+    EXPECT_FALSE(r.reference_reaction.empty() && !r.target_reaction.empty()) << n.name;
+  }
+  EXPECT_GT(runs, 10);
+}
+
+TEST(SessionRemote, RefusedConnectionIsNoAnswer) {
+  std::unique_ptr<targets::TcpConnector> connector;
+  {
+    Served served({});
+    connector = served.Connector();
+  }  // stopped: nothing listens on that port any more
+  ASSERT_NE(connector, nullptr);
+  const RemoteResult r = RunSessionRemote(AsCommit(SeedSessions().front().session), *connector, Quick());
+  EXPECT_TRUE(r.connect_failed);
+  ASSERT_EQ(r.oracles.findings.size(), 1u);
+  EXPECT_EQ(r.oracles.findings[0].oracle, "no-answer");
+}
+
+class RemoteFault : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(RemoteFault, SearchOverTcpFindsTheFault) {
+  const auto fault = model::FindFault(GetParam());
+  ASSERT_TRUE(fault.has_value()) << GetParam();
+  Served served({*fault});
+  auto connector = served.Connector();
+  ASSERT_NE(connector, nullptr);
+  SearchOptions search;
+  search.seed = 1;
+  search.budget = 400;
+  search.only_profile = wire::Profile::kCommit;
+  const SearchResult r = SearchSessions(
+      [&](const proto::FuzzSession& s) { return RunSessionRemote(AsCommit(s), *connector, Quick()).oracles; },
+      search);
+  ASSERT_FALSE(r.findings.empty()) << GetParam() << " not found in " << search.budget << " sessions";
+  std::printf("%s found over TCP after %d sessions: %s\n", GetParam(), r.sessions, FormatFinding(r.findings[0]).c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, RemoteFault, ::testing::Values("wrong-terminate-code", "skip-bounds-check"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& ch : s) ch = ch == '-' ? '_' : ch;
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace rdmapct::fuzz
