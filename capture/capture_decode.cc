@@ -62,9 +62,9 @@ struct Record {
 class DirectionDecoder : public wire::StreamDecodeSink {
  public:
   DirectionDecoder(const ReassembledConnection& c, int d, ConnectionFraming& cf, const CaptureDecodeOptions& options,
-                   std::vector<Record>& records, std::vector<CaptureIssue>& issues)
+                   std::vector<Record>& records, std::vector<CaptureIssue>& issues, CaptureDecodeSink& sink)
       : c_(c), d_(d), ds_(c.directions[d]), cf_(cf), f_(cf.directions[d]), options_(options), records_(records),
-        issues_(issues) {}
+        issues_(issues), sink_(sink) {}
 
   void Run() {
     for (std::size_t i = 0; i < ds_.pieces.size(); ++i) DecodePiece(i);
@@ -75,14 +75,18 @@ class DirectionDecoder : public wire::StreamDecodeSink {
 
  private:
   void OnStartupFrame(const wire::DecodedStartupFrame& f) override {
-    Add(wire::DescribeStartupFrame(f), f.offset, f.octets.size());
+    Unit(CapturedUnit::Kind::kStartupFrame, f.offset, f.octets.size(), f.octets, nullptr, std::nullopt);
+    Add(options_.describe ? wire::DescribeStartupFrame(f) : Field{}, f.offset, f.octets.size());
   }
   void OnSegment(const wire::DecodedSegment& s) override {
     const uint64_t offset = s.fpdu != nullptr ? s.fpdu->offset : s.map.At(0);
-    Add(wire::DescribeSegment(s, options_.profile), offset, s.fpdu != nullptr ? s.fpdu->wire_length : s.ulpdu.size());
+    const uint64_t length = s.fpdu != nullptr ? s.fpdu->wire_length : s.ulpdu.size();
+    Unit(CapturedUnit::Kind::kSegment, offset, length, s.ulpdu, &s, std::nullopt);
+    Add(options_.describe ? wire::DescribeSegment(s, options_.profile) : Field{}, offset, length);
   }
   void OnError(const wire::StreamError& e) override {
     if (e.error.kind == wire::DecodeErrorKind::kTruncated) return;   // the caller looks at the summary
+    Unit(CapturedUnit::Kind::kError, e.error.offset, 0, {}, nullptr, e.error);
     CaptureIssue issue = Issue(IssueSeverity::kError, wire::DescribeStreamError(e.error), ds_.FrameAt(e.error.offset));
     issue.error = e.error;
     const std::size_t n = records_.size() - call_base_;
@@ -91,6 +95,24 @@ class DirectionDecoder : public wire::StreamDecodeSink {
     } else {
       issues_.push_back(std::move(issue));
     }
+  }
+
+  void Unit(CapturedUnit::Kind kind, uint64_t offset, uint64_t length, ByteSpan octets, const wire::DecodedSegment* s,
+            std::optional<wire::DecodeError> error) {
+    CapturedUnit u;
+    u.kind = kind;
+    u.connection = c_.index;
+    u.direction = d_;
+    u.offset = offset;
+    u.length = length;
+    u.capture_frame = ds_.FrameAt(offset);
+    u.last_capture_frame = length == 0 ? u.capture_frame : ds_.FrameAt(offset + length - 1);
+    u.octets = octets;
+    const wire::Bytes& stream = ds_.pieces[piece_].octets;
+    u.stable = !octets.empty() && octets.data() >= stream.data() && octets.data() + octets.size() <= stream.data() + stream.size();
+    u.segment = s;
+    u.error = error;
+    sink_.OnUnit(u);
   }
 
   void Add(Field tree, uint64_t offset, uint64_t length) {
@@ -120,12 +142,15 @@ class DirectionDecoder : public wire::StreamDecodeSink {
   const CaptureDecodeOptions& options_;
   std::vector<Record>& records_;
   std::vector<CaptureIssue>& issues_;
+  CaptureDecodeSink& sink_;
+  std::size_t piece_ = 0;       // the piece being decoded
   std::size_t call_base_ = 0;   // records_.size() when the current DecodeMpaStream began
   uint64_t frames_ = 0;
   std::optional<CaptureIssue> unsynced_;
 };
 
 void DirectionDecoder::DecodePiece(std::size_t i) {
+  piece_ = i;
   const StreamPiece& p = ds_.pieces[i];
   const bool handshake = i == 0 && p.offset == 0 && cf_.startup[d_].present;
   std::size_t pos = 0;
@@ -339,13 +364,14 @@ void DecodeConnection(const ReassembledConnection& c, const std::vector<const Re
   std::array<uint64_t, 2> frames{};
   std::optional<CaptureIssue> unsynced[2];
   for (int d = 0; d < 2; ++d) {
-    DirectionDecoder dec(c, d, cf, options, records, issues);
+    DirectionDecoder dec(c, d, cf, options, records, issues, sink);
     dec.Run();
     frames[d] = dec.frames();
     unsynced[d] = dec.unsynced();
   }
   if (cf.iwarp) ++summary.iwarp_connections;
-  sink.OnConnection(ConnectionDecode{&c, &cf, frames, DescribeConnection(c, cf, frames)});
+  sink.OnConnection(
+      ConnectionDecode{&c, &cf, frames, options.describe ? DescribeConnection(c, cf, frames) : wire::Field{}});
   const auto warn = [&](std::string m) {
     CaptureIssue w;
     w.message = std::move(m);
@@ -387,7 +413,7 @@ void DecodeConnection(const ReassembledConnection& c, const std::vector<const Re
     f.offset = r.offset;
     f.tree = std::move(r.tree);
     f.tree.name = "Frame " + std::to_string(f.number);
-    f.tree.children.insert(f.tree.children.begin(), CaptureNode(c, cf, r));
+    if (options.describe) f.tree.children.insert(f.tree.children.begin(), CaptureNode(c, cf, r));
     sink.OnFrame(f);
     for (CaptureIssue& e : r.errors) {
       e.frame = f.number;

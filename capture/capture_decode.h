@@ -25,6 +25,7 @@
 #include "capture/tcp_reassembly.h"
 #include "reference/wire/describe.h"
 #include "reference/wire/profile.h"
+#include "reference/wire/stream_decode.h"
 
 namespace rdmapct::capture {
 
@@ -32,6 +33,9 @@ struct CaptureDecodeOptions {
   wire::Profile profile = wire::Profile::kCommit;
   std::optional<std::size_t> connection;   // decode and report only this connection
   ReassemblyOptions reassembly;
+  // false: no field trees are built (CaptureFrame::tree and the connection
+  // tree stay empty), for callers that only want OnUnit (an audit).
+  bool describe = true;
 };
 
 enum class IssueSeverity : uint8_t { kWarning, kError };
@@ -69,6 +73,28 @@ struct ConnectionDecode {
   wire::Field tree;
 };
 
+// What a direction's decoder found, in stream order, as it finds it (before
+// the frames of both directions are merged in capture order): the raw
+// octets an auditor feeds to a protocol model.
+struct CapturedUnit {
+  enum class Kind : uint8_t { kStartupFrame, kSegment, kError };
+  Kind kind = Kind::kSegment;
+  std::size_t connection = 0;
+  int direction = 0;             // 0 client -> server, 1 server -> client
+  uint64_t offset = 0;           // stream offset of the first octet (kError: of the error)
+  uint64_t length = 0;           // octets on the wire (FPDU or startup frame)
+  uint64_t capture_frame = 0;    // frame of the first octet
+  uint64_t last_capture_frame = 0;   // frame of the last octet: when the receiver had all of it
+  // kStartupFrame: the frame; kSegment: the ULPDU (DDP header + payload,
+  // Markers removed). Valid during the call only.
+  wire::ByteSpan octets;
+  // The octets lie in the reassembled stream as they are (no Markers were
+  // removed), so they stay valid until DecodeCaptureFile / DecodeConnections returns.
+  bool stable = false;
+  const wire::DecodedSegment* segment = nullptr;   // kSegment
+  std::optional<wire::DecodeError> error;          // kError (offset: stream offset)
+};
+
 // Receives the results in output order: the capture's warnings, then per
 // connection OnConnection, its warnings, and its frames each followed by
 // its errors.
@@ -78,6 +104,10 @@ class CaptureDecodeSink {
   virtual void OnConnection(const ConnectionDecode& connection) = 0;
   virtual void OnFrame(const CaptureFrame& frame) = 0;
   virtual void OnIssue(const CaptureIssue& issue) = 0;
+  // Every startup frame, segment and stream-decoding error of a connection,
+  // per direction in stream order, called before that connection's
+  // OnConnection (which gives its framing). Default: ignored.
+  virtual void OnUnit(const CapturedUnit&) {}
 };
 
 struct CaptureDecodeSummary {

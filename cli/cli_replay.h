@@ -27,4 +27,14 @@ struct ReplayCommand {
 // file cannot be read at all or --connection names no connection.
 int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err);
 
+// `rdmapct replay FILE --audit` (cli_audit.cc): replay::AuditCaptureFile,
+// then one line per violation (connection, direction, capture frame, stream
+// offset, level and requirement id, check, seen vs expected) and a summary
+// per connection on `out` (or JSON); the capture's warnings and errors on
+// `err`. Returns kExitOk when no violation was found, kExitFail when one
+// was, kExitUsage when the file cannot be read (not at all, or not to its
+// end: the violations found in what it holds are printed first) or
+// --connection names no connection.
+int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err);
+
 }  // namespace rdmapct::cli

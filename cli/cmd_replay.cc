@@ -1,5 +1,6 @@
-// `rdmapct replay FILE --decode`: flags only; the work is RunReplayDecode
-// (cli_replay.h) on top of capture::DecodeCaptureFile.
+// `rdmapct replay FILE --decode|--audit`: flags only; the work is
+// RunReplayDecode / RunReplayAudit (cli_replay.h) on top of
+// capture::DecodeCaptureFile and replay::AuditCaptureFile.
 #include <cstdio>
 #include <memory>
 
@@ -28,22 +29,34 @@ constexpr const char* kReplayHelp =
     "is cut short (what it holds is decoded first); 2 bad flags, or a file that\n"
     "cannot be read as a capture.\n"
     "\n"
-    "Example: rdmapct replay pcaps/rfc5040-read-request.pcap --decode";
+    "--audit runs both endpoints of every iWARP connection through the reference\n"
+    "model as passive observers: what each side receives is checked against the\n"
+    "receiver's rules, what it sends against the sender's rules, its Terminates\n"
+    "against the Terminate the first error it received requires (code, M/D/R), and\n"
+    "CRCs and Markers against RFC 5044. One line per violation on stdout: connection,\n"
+    "direction, capture frame, stream offset, level and requirement id, what was seen\n"
+    "and what was expected; then a summary per connection. Exit status: 0 no\n"
+    "violation; 1 violations; 2 bad flags or a file that cannot be read (to its end).\n"
+    "\n"
+    "Examples: rdmapct replay pcaps/rfc5040_7.2_read-req-invalid-src-stag.pcap --decode\n"
+    "          rdmapct replay pcaps/audit_violations.pcap --audit";
 
 }  // namespace
 
 void RegisterReplay(CLI::App& app, std::function<int()>& run) {
-  CLI::App* sub = app.add_subcommand("replay", "Decode the iWARP traffic of a pcap/pcapng capture");
+  CLI::App* sub = app.add_subcommand("replay", "Decode or audit the iWARP traffic of a pcap/pcapng capture");
   sub->footer(kReplayHelp);
   struct State {
     ReplayCommand cmd;
     std::string profile = "commit";
     bool decode = false;
+    bool audit = false;
     std::size_t connection = 0;
   };
   auto st = std::make_shared<State>();
   sub->add_option("file", st->cmd.file, "the capture (pcap or pcapng)")->required();
-  sub->add_flag("--decode", st->decode, "decode every MPA frame, field by field (required for now)");
+  sub->add_flag("--decode", st->decode, "decode every MPA frame, field by field");
+  sub->add_flag("--audit", st->audit, "check both sides of every connection against the RFCs (reference model)");
   sub->add_flag("--json", st->cmd.json, "JSON instead of text");
   sub->add_option("--profile", st->profile, "rfc5040, rfc7306 or commit (default commit: every opcode)")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
@@ -51,12 +64,14 @@ void RegisterReplay(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-v,--verbose", st->cmd.verbose, "hexdump every payload octet (default: the first 32)");
   sub->add_flag("--offsets", st->cmd.offsets, "print the stream offset and length of every field");
   sub->callback([st, conn, &run] {
-    if (!st->decode) {
-      throw CLI::ValidationError("replay", "give --decode (replaying a capture against a target is not implemented)");
-    }
+    if (st->decode == st->audit) throw CLI::ValidationError("replay", "give exactly one of --decode and --audit");
     if (conn->count() > 0) st->cmd.connection = st->connection;
     st->cmd.profile = *wire::ParseProfile(st->profile);
-    run = [st] { return RunReplayDecode(st->cmd, stdout, stderr); };
+    if (st->audit) {
+      run = [st] { return RunReplayAudit(st->cmd, stdout, stderr); };
+    } else {
+      run = [st] { return RunReplayDecode(st->cmd, stdout, stderr); };
+    }
   });
 }
 

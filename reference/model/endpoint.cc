@@ -275,14 +275,18 @@ void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
     if (config_.answer_before_terminate && !emitting_responses_) {
       EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
     }
-    EmitTerminate(v, next_msn_[2]++, config_.profile, config_.rdmap_version,
+    // Passive audit: this Terminate is what the audited side owes, not one it
+    // sent; its real Terminate (ObserveTransmitted) takes the QN 2 MSN.
+    EmitTerminate(v, config_.passive ? next_msn_[2] : next_msn_[2]++, config_.profile, config_.rdmap_version,
                   config_.ddp_version, config_.decisions, config_.faults, out.AddSegment());
     terminate_sent_ = true;
     SetState(StreamState::kTerminateSent, out);
   } else if (live) {
     SetState(StreamState::kError, out);
   }
-  if (!config_.faults.Has(Fault::kAnswerAfterTerminate)) pending_.clear();
+  // Passive audit: responses earned before the error may still go out ahead
+  // of the audited side's Terminate (decisions.md #17), so they stay expected.
+  if (!config_.faults.Has(Fault::kAnswerAfterTerminate) && !config_.passive) pending_.clear();
   out.AddViolation(v);
 }
 

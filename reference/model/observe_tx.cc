@@ -2,6 +2,8 @@
 // the sender's rules of RFC 5040/5041/7306 checked on real transmissions,
 // and the requests it sends learned so the peer's responses can be checked
 // by OnSegment. Findings never produce a Terminate.
+#include <string_view>
+
 #include "reference/model/endpoint.h"
 
 namespace rdmapct::model {
@@ -83,7 +85,12 @@ bool RdmapEndpoint::ObserveHeaderFields(const wire::RdmapMessageView& v, Reactio
   RecordViolation(Outbound(ViolationKind::kOutboundMalformed, id, what, &h, v.ddp.payload.size() +
                                                                              h.HeaderLength()),
                   out);
-  return false;
+  // Fields the receiver ignores (Rsvd, Rsv, an Invalidate STag where the
+  // opcode has none): the message still counts, e.g. as an outstanding
+  // request whose response must follow.
+  const bool ignored_on_receive = id == std::string_view("R5041-4.1-09") || id == std::string_view("R5040-4.1-09") ||
+                                  id == std::string_view("R5040-4.1-12");
+  return ignored_on_receive;
 }
 
 // REQ R5040-4.4-02 R5040-4.4-03 R5040-5.2.2-07 R5040-5.2.2-09 R5040-5.2-01
