@@ -83,6 +83,7 @@ struct Conn {
   std::size_t buffer_size = 0;  // octets per receive buffer
   std::size_t send_slots = 0;
   std::size_t next_slot = 0;
+  unsigned flushed = 0;  // flushed completions seen (logged once)
   ConnectionEvents events;
 };
 
@@ -299,7 +300,10 @@ void DrainCq(Conn& c) {
       if (w.status != IBV_WC_SUCCESS) {
         comp.kind = is_send ? Completion::Kind::kSendError : Completion::Kind::kReceiveError;
         comp.flushed = w.status == IBV_WC_WR_FLUSH_ERR;
-        LOG("connection %u: %s completion %s", c.serial, is_send ? "send" : "receive", ibv_wc_status_str(w.status));
+        if (!comp.flushed || c.flushed++ == 0 || g_verbose) {
+          LOG("connection %u: %s completion %s%s", c.serial, is_send ? "send" : "receive",
+              ibv_wc_status_str(w.status), comp.flushed ? " (further flushes not logged)" : "");
+        }
       } else if (is_send) {
         comp.kind = Completion::Kind::kSendComplete;
       } else {
