@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   RegisterConform(app, run);
   RegisterServe(app, run);
   RegisterLoad(app, run);
+  RegisterFuzz(app, run);
   RegisterListFaults(app, run);
   try {
     app.parse(argc, argv);

@@ -180,7 +180,10 @@ class CaseWriter {
     const proto::SessionConnection& conn = s_.connection();
     proto::Connect& k = *c_.add_step()->mutable_connect();
     k.set_revision(twin_.request.revision);
-    k.set_crc(!conn.crc_off());
+    // A Request with C=0 to a target that insists on CRCs uses CRCs anyway
+    // (RFC 5044 §8.1); the runner skips a case whose C=0 Request meets a
+    // C=1 Reply, so the script asks for what the connection will use.
+    k.set_crc(twin_.connected ? twin_.ctx.crc : !conn.crc_off());
     k.set_request_markers(conn.markers());
     if (conn.enhanced()) {
       proto::Rfc6581& e = *k.mutable_rfc6581();
