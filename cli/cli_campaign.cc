@@ -115,7 +115,7 @@ std::string Capture(const std::string& command, int& rc) {
 bool IsLibFuzzer(const fs::path& bin) {
   int rc = 0;
   const std::string out = Capture("timeout 20 " + Quote(bin.string()) + " -help=1", rc);
-  return out.find("-fork") != std::string::npos && out.find("libFuzzer") != std::string::npos;
+  return out.find(" fork ") != std::string::npos && out.find("libFuzzer") != std::string::npos;
 }
 
 // [libfuzzer] key = value lines of a .options file.
@@ -362,9 +362,13 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
         fs::copy_file(e.path(), dir / "input", fs::copy_options::overwrite_existing, ec);
         // Minimize (crashes only; libFuzzer shrinks while the crash stays).
         fs::path reproducer = dir / "input";
-        if (cmd.minimize && kind == "crash" && elapsed() < static_cast<double>(total)) {
+        const long remaining = total - static_cast<long>(elapsed());
+        if (cmd.minimize && kind == "crash" && remaining >= 4) {
+          // At most 30 s, and never past the budget.
+          const long budget = std::min<long>(30, remaining / 2);
           std::ofstream mlog(dir / "minimize.log");
-          RunLogged("timeout 120 " + Quote(h.binary.string()) + " -minimize_crash=1 -max_total_time=30 -runs=100000 " +
+          RunLogged("timeout " + std::to_string(budget + 10) + " " + Quote(h.binary.string()) +
+                        " -minimize_crash=1 -max_total_time=" + std::to_string(budget) + " -runs=100000 " +
                         "-exact_artifact_path=" + Quote((dir / "minimized").string()) + " " + Quote(e.path().string()),
                     mlog, {});
           if (fs::exists(dir / "minimized")) reproducer = dir / "minimized";
@@ -392,12 +396,13 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
 
     // Merge: keep only inputs that add coverage (bounded by the reserve).
     std::size_t corpus_after = FilesIn(corpus);
-    if (elapsed() < static_cast<double>(total) - 5) {
+    const long merge_left = total - static_cast<long>(elapsed());
+    if (merge_left >= 5) {
       const fs::path merged = root / "corpus" / (h.name + ".merged");
       fs::remove_all(merged, ec);
       fs::create_directories(merged, ec);
       std::ofstream mlog(root / "logs" / (h.name + ".merge.log"));
-      const long merge_time = std::max<long>(5, std::min<long>(reserve / static_cast<long>(harnesses.size()), 120));
+      const long merge_time = std::min<long>(merge_left, std::max<long>(5, std::min<long>(reserve / static_cast<long>(harnesses.size()), 120)));
       const int mrc = RunLogged("timeout " + std::to_string(merge_time) + " " + Quote(h.binary.string()) +
                                     " -merge=1 -rss_limit_mb=4096 " + Quote(merged.string()) + " " + Quote(corpus.string()),
                                 mlog, {});

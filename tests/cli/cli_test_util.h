@@ -2,6 +2,9 @@
 // the source tree, whole files, and shell quoting for popen command lines.
 #pragma once
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +32,29 @@ inline std::string Quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+struct Outcome {
+  int status = -1;  // exit status; -1 if killed by a signal
+  std::string out, err;
+};
+
+// Runs `rdmapct <args>` (args already quoted for /bin/sh) in `cwd`.
+inline Outcome RunRdmapctIn(const std::string& args, const std::filesystem::path& cwd) {
+  const std::filesystem::path err_path = cwd / "rdmapct.stderr";
+  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " </dev/null 2>" +
+                          Quote(err_path.string());
+  Outcome r;
+  if (std::FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int raw = pclose(p);
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  }
+  r.err = ReadFile(err_path);
+  std::filesystem::remove(err_path);
+  return r;
 }
 
 }  // namespace rdmapct::cli::test_util
