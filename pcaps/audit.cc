@@ -212,6 +212,17 @@ void ConnectionAuditor::OweTerminate(int side, const model::Reactions& r, uint64
   owed_[side] = std::move(o);
 }
 
+// REQ R5040-5.2.2-08
+// Checks of responses at the requester that the RFCs leave optional (a
+// requester MAY check Read Responses; RFC 7306 describes the QN 3 checks):
+// what counts is the responder's own rule (ObserveTransmitted), and a
+// requester that does not check them owes no Terminate.
+bool OptionalRequesterCheck(model::ViolationKind k) {
+  using VK = model::ViolationKind;
+  return k == VK::kReadResponseUnexpected || k == VK::kReadResponseMismatch || k == VK::kUnexpectedResponse ||
+         k == VK::kResponseOpcodeMismatch || k == VK::kAtomicResponseIdMismatch;
+}
+
 // One ULPDU sent by s: the receiver's model checks it, the sender's model
 // checks that s may send it.
 void ConnectionAuditor::Segment(int s, const Unit& u) {
@@ -221,17 +232,24 @@ void ConnectionAuditor::Segment(int s, const Unit& u) {
   ep_[r]->OnSegment(u.octets, rx_);
   tx_.Clear();
   ep_[s]->ObserveTransmitted(u.octets, tx_);
+  const bool sender_rule = !tx_.violations().empty();
+  bool receiver_rule = false;
   for (const Violation& v : rx_.violations()) {
+    const bool optional = OptionalRequesterCheck(v.kind);
+    if (optional && sender_rule) continue;   // the sender's own rule says it better
+    receiver_rule = receiver_rule || !optional;
     std::string detail = v.detail;
     if (!rx_.segments().empty() && !owed_[r] && !terminated_[r]) {
-      detail += "; the receiver must answer with a Terminate " + CodeText(model::ChosenCode(v.kind, {}));
+      detail += std::string(optional ? "; a receiver that checks this answers with a Terminate "
+                                     : "; the receiver must answer with a Terminate ") +
+                CodeText(model::ChosenCode(v.kind, {}));
     }
     Add(s, u.frame, u.offset, v.requirement_id, model::ViolationKindName(v.kind), detail);
   }
   OweTerminate(r, rx_, u.frame);
   // The sender's own rules; where the receiver already found this segment
-  // wrong (the same MSN, the same response), once is enough.
-  if (rx_.violations().empty()) {
+  // wrong (the same MSN, the same header field), once is enough.
+  if (!receiver_rule) {
     for (const Violation& v : tx_.violations()) {
       Add(s, u.frame, u.offset, v.requirement_id, model::ViolationKindName(v.kind), v.detail);
     }
@@ -293,7 +311,7 @@ void ConnectionAuditor::CheckTerminateShape(int s, const Unit& u, const Terminat
     }
     if (!t.m) {
       Add(s, u.frame, u.offset, "R5040-4.8-05", "terminate-shape",
-          "Terminate with M = 0; expected M = 1 (DDP Segment Length of the offending segment" + of + ")");
+          "Terminate with M = 0; expected M = 1 and the DDP Segment Length of the offending segment" + of);
     } else if (t.ddp_segment_length != o.ulpdu_length &&
                t.ddp_segment_length != o.ulpdu_length - o.ddp_header.HeaderLength()) {
       Add(s, u.frame, u.offset, "R5040-4.8-10", "terminate-shape",
@@ -314,7 +332,7 @@ void ConnectionAuditor::CheckTerminateShape(int s, const Unit& u, const Terminat
 // REQ R5040-7.1-02 R5040-7.1-02c2 R5040-7.1-02c3
 void ConnectionAuditor::Finish() {
   for (int d = 0; d < 2; ++d) {
-    if (!owed_[d]) continue;
+    if (!owed_[d] || OptionalRequesterCheck(owed_[d]->violation.kind)) continue;
     const Owed& e = *owed_[d];
     const TerminateRule& rule = model::RuleFor(e.violation.kind);
     const TerminateCode code = e.model ? e.model->code : model::ChosenCode(e.violation.kind, {});
