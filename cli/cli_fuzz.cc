@@ -233,6 +233,7 @@ struct RunFinding {
   std::string signature, dir;
   fuzz::Finding first;
   double first_seen_s = 0;
+  long first_seen_sessions = 0;  // sessions run when it was found
   int count = 0;
   std::optional<bool> reproduced;
 };
@@ -249,7 +250,7 @@ void WriteRunStats(const fs::path& path, const FuzzRunCommand& cmd, long session
   j["findings"] = nlohmann::json::array();
   for (const auto& [sig, f] : findings) {
     nlohmann::json x{{"signature", sig},     {"oracle", f.first.oracle}, {"description", f.first.description},
-                     {"first_seen_s", f.first_seen_s}, {"count", f.count}, {"dir", f.dir}};
+                     {"first_seen_s", f.first_seen_s}, {"first_seen_sessions", f.first_seen_sessions}, {"count", f.count}, {"dir", f.dir}};
     if (f.reproduced) x["reproduced"] = *f.reproduced;
     j["findings"].push_back(x);
   }
@@ -345,6 +346,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     rf.signature = sig;
     rf.first = f;
     rf.first_seen_s = elapsed();
+    rf.first_seen_sessions = sessions;
     const std::string slug = f.oracle + "-" + ShortHash(sig);
     rf.dir = (fs::path(cmd.out_dir) / "findings" / slug).string();
     const std::string replay = in_process ? ReferenceUri(s, cmd.faults) : cmd.target;
@@ -356,6 +358,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
                    fuzz::FormatFinding(f).c_str());
     }
     WriteRunStats(fs::path(cmd.out_dir) / "stats.json", cmd, sessions, elapsed(), restarts, findings);
+    if (cmd.stop_at_first) break;
   }
   WriteRunStats(fs::path(cmd.out_dir) / "stats.json", cmd, sessions, elapsed(), restarts, findings);
   std::fprintf(out, "%ld sessions in %.1f s (%.0f/s), %zu distinct finding%s, %d target restart%s; stats in %s/stats.json\n",

@@ -40,6 +40,7 @@ struct FuzzRunCommand {
   std::chrono::seconds restart_wait{30};  // a target that stopped answering may come back
   int settle_ms = 30;
   bool quiet = false;
+  bool stop_at_first = false;        // end the run at the first finding
 };
 // Exit status: 0 no finding, 1 findings (written to out_dir), 2 usage or
 // the target never answered.

@@ -74,6 +74,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--settle", st->cmd.settle_ms, "ms of quiet that ends a write's answer over TCP (default 30)")
       ->check(CLI::Range(1, 10000));
   sub->add_flag("-q,--quiet", st->cmd.quiet, "only the final line");
+  sub->add_flag("--stop-at-first", st->cmd.stop_at_first, "end the run at the first finding");
 
   CLI::App* show = sub->add_subcommand("show", "Print fuzz inputs as readable text (FuzzSession text format, or a hexdump)");
   auto show_files = std::make_shared<std::vector<std::string>>();
