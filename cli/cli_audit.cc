@@ -81,6 +81,10 @@ void PrintJson(const ReplayCommand& cmd, const AuditReport& r, const std::option
   for (const ConnectionAudit& c : r.connections) j["connections"].push_back(ConnectionJson(c));
   nlohmann::ordered_json warnings = nlohmann::ordered_json::array(), errors = nlohmann::ordered_json::array();
   for (const capture::CaptureIssue& i : r.issues) {
+    if (i.error && (i.error->kind == wire::DecodeErrorKind::kCrcMismatch ||
+                    i.error->kind == wire::DecodeErrorKind::kMarkerMismatch)) {
+      continue;   // in "violations"
+    }
     nlohmann::ordered_json w = {{"message", i.message}};
     if (i.capture_frame != 0) w["capture_frame"] = i.capture_frame;
     (i.severity == capture::IssueSeverity::kError ? errors : warnings).push_back(std::move(w));
@@ -131,6 +135,11 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
     return kExitUsage;
   }
   for (const capture::CaptureIssue& i : r.issues) {
+    // CRC and Marker errors are violations of their sender, printed as such.
+    if (i.error && (i.error->kind == wire::DecodeErrorKind::kCrcMismatch ||
+                    i.error->kind == wire::DecodeErrorKind::kMarkerMismatch)) {
+      continue;
+    }
     std::fprintf(err, "%s: %s\n", i.severity == capture::IssueSeverity::kError ? "error" : "warning",
                  i.message.c_str());
   }
