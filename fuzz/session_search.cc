@@ -7,10 +7,11 @@
 namespace rdmapct::fuzz {
 
 SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options) {
-  // The single-message seeds: short sessions the mutator grows.
+  // The short seeds (one message, and the two-step error paths): sessions
+  // the mutator grows.
   std::vector<proto::FuzzSession> pool;
   for (const NamedSession& n : SeedSessions()) {
-    if (n.session.action_size() != 1) continue;
+    if (n.session.action_size() > 2) continue;
     if (options.only_profile && SessionProfile(n.session) != *options.only_profile) continue;
     pool.push_back(n.session);
   }
@@ -24,9 +25,11 @@ SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options)
     if (m.Below(10) == 0) {
       m.CrossOver(pool[m.Below(pool.size())], pool[m.Below(pool.size())], s);
     } else {
-      // A third of the time a seed itself, else anything in the pool.
-      s = pool[m.Below(m.Below(3) == 0 ? seeds : pool.size())];
-      for (uint64_t k = 1 + m.Below(4); k > 0; --k) m.Mutate(s);
+      // Half the time a seed itself, else anything in the pool; half the
+      // time one mutation (an error path needs one wrong field, the rest
+      // valid), else two to four.
+      s = pool[m.Below(m.Below(2) == 0 ? seeds : pool.size())];
+      for (uint64_t k = m.Below(2) == 0 ? 1 : 2 + m.Below(3); k > 0; --k) m.Mutate(s);
     }
     // The mutator may change the profile; a profile-bound search keeps it.
     if (options.only_profile) s.mutable_connection()->set_profile(pool.front().connection().profile());

@@ -66,6 +66,30 @@ proto::FuzzSession Mixed(proto::Profile p) {
   return s;
 }
 
+// Two-step error paths of the conformance suite that no single mutation of
+// a one-message seed reaches: use of a region after a Send with Invalidate
+// named it (RFC 5040 §5.3, R5040-7.2-09a), and, under COMMIT, a Flush whose
+// Disposition Flags the mutator can clear (RCOMMIT-3.1.1.1-02). Valid as
+// sent: the mutator makes them wrong.
+proto::FuzzSession InvalidateThenWrite(proto::Profile p) {
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(p);
+  *s.add_action()->mutable_message() = Message(proto::SEND_INVALIDATE);
+  proto::SessionMessage& w = *s.add_action()->mutable_message();
+  w = Message(proto::RDMA_WRITE);
+  w.set_region(proto::INVALIDATABLE);
+  return s;
+}
+
+proto::FuzzSession FlushWithFlags(uint32_t flags) {
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  proto::SessionMessage& m = *s.add_action()->mutable_message();
+  m = Message(proto::FLUSH_REQUEST);
+  m.mutable_overrides()->set_flush_disposition_flags(flags);
+  return s;
+}
+
 }  // namespace
 
 std::vector<NamedSession> SeedSessions() {
@@ -94,7 +118,9 @@ std::vector<NamedSession> SeedSessions() {
     enhanced.mutable_connection()->set_ord(4);
     enhanced.mutable_connection()->set_rtr_flags(2);
     out.push_back({profile + "_mixed_rfc6581", enhanced});
+    out.push_back({profile + "_invalidate_then_write", InvalidateThenWrite(p)});
   }
+  out.push_back({"commit_flush_request_global_visibility", FlushWithFlags(2)});
   return out;
 }
 
