@@ -37,4 +37,15 @@ int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err);
 // --connection names no connection.
 int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err);
 
+// `rdmapct replay FILE --as-case OUT` (cli_replay_case.cc): writes the
+// connection (--connection, default the first iWARP one) as a conformance
+// script (replay::CaptureAsCase). kExitUsage on any error.
+int RunReplayAsCase(const ReplayCommand& cmd, const std::string& out_file, std::FILE* out, std::FILE* err);
+
+// `rdmapct replay FILE --against URI [--side initiator]`: the same script,
+// run at once by the conformance runner against the target (RunConform with
+// -v), so every step where the target's answers differ from the capture's
+// is reported. Exit status as `conform`.
+int RunReplayAgainst(const ReplayCommand& cmd, const std::string& target, std::FILE* out, std::FILE* err);
+
 }  // namespace rdmapct::cli

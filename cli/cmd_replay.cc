@@ -38,6 +38,13 @@ constexpr const char* kReplayHelp =
     "and what was expected; then a summary per connection. Exit status: 0 no\n"
     "violation; 1 violations; 2 bad flags or a file that cannot be read (to its end).\n"
     "\n"
+    "--as-case OUT.textproto writes a connection (--connection N, default the first\n"
+    "iWARP one) as a conformance script: the Initiator's ULPDUs as captured, the\n"
+    "Responder's answers as expectations; `rdmapct conform --script OUT.textproto\n"
+    "--target URI` runs it. --against URI runs that script at once against a live\n"
+    "target and reports every step where its answers differ from the capture's.\n"
+    "STags and offsets are sent as captured (not remapped).\n"
+    "\n"
     "Examples: rdmapct replay pcaps/rfc5040_7.2_read-req-invalid-src-stag.pcap --decode\n"
     "          rdmapct replay pcaps/audit_violations.pcap --audit";
 
@@ -51,12 +58,17 @@ void RegisterReplay(CLI::App& app, std::function<int()>& run) {
     std::string profile = "commit";
     bool decode = false;
     bool audit = false;
+    std::string as_case, against, side = "initiator";
     std::size_t connection = 0;
   };
   auto st = std::make_shared<State>();
   sub->add_option("file", st->cmd.file, "the capture (pcap or pcapng)")->required();
   sub->add_flag("--decode", st->decode, "decode every MPA frame, field by field");
   sub->add_flag("--audit", st->audit, "check both sides of every connection against the RFCs (reference model)");
+  sub->add_option("--as-case", st->as_case, "write the connection as a conformance script (textproto) to this file");
+  sub->add_option("--against", st->against, "replay the Initiator's side against this target (tcp://HOST:PORT, ...)");
+  sub->add_option("--side", st->side, "the side replayed by --against / --as-case (initiator only)")
+      ->check(CLI::IsMember({"initiator"}));
   sub->add_flag("--json", st->cmd.json, "JSON instead of text");
   sub->add_option("--profile", st->profile, "rfc5040, rfc7306 or commit (default commit: every opcode)")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
@@ -64,10 +76,17 @@ void RegisterReplay(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-v,--verbose", st->cmd.verbose, "hexdump every payload octet (default: the first 32)");
   sub->add_flag("--offsets", st->cmd.offsets, "print the stream offset and length of every field");
   sub->callback([st, conn, &run] {
-    if (st->decode == st->audit) throw CLI::ValidationError("replay", "give exactly one of --decode and --audit");
+    const int modes = int{st->decode} + int{st->audit} + int{!st->as_case.empty()} + int{!st->against.empty()};
+    if (modes != 1) {
+      throw CLI::ValidationError("replay", "give exactly one of --decode, --audit, --as-case FILE and --against URI");
+    }
     if (conn->count() > 0) st->cmd.connection = st->connection;
     st->cmd.profile = *wire::ParseProfile(st->profile);
-    if (st->audit) {
+    if (!st->as_case.empty()) {
+      run = [st] { return RunReplayAsCase(st->cmd, st->as_case, stdout, stderr); };
+    } else if (!st->against.empty()) {
+      run = [st] { return RunReplayAgainst(st->cmd, st->against, stdout, stderr); };
+    } else if (st->audit) {
       run = [st] { return RunReplayAudit(st->cmd, stdout, stderr); };
     } else {
       run = [st] { return RunReplayDecode(st->cmd, stdout, stderr); };

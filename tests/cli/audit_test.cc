@@ -199,5 +199,47 @@ TEST(AuditErrors, TruncatedCapturesNeverCrash) {
   }
 }
 
+
+// --as-case: the script replays the captured Initiator side; the target
+// that was captured (the reference) passes it, a target answering with
+// another Terminate code fails it (R5040-7.1-02: the captured Terminate is
+// the expectation).
+TEST(ReplayAsCase, ScriptPassesOnTheCapturedTargetAndFailsOnAFaultyOne) {
+  const fs::path script = TempDir() / "case.textproto";
+  const Outcome w = Rdmapct("replay pcaps/rfc5040_7.2_read-req-invalid-src-stag.pcap --profile rfc5040 --as-case " +
+                            Quote(script.string()));
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_THAT(w.out, HasSubstr("1 sends, 1 expectations"));
+  const std::string text = ReadFile(script);
+  EXPECT_THAT(text, HasSubstr("send { raw { layer: DDP_SEGMENT hex: "));
+  EXPECT_THAT(text, HasSubstr("accept { layer: 0x0 etype: 0x1 code: 0x00"));
+  const Outcome ok = Rdmapct("conform --profile rfc5040 --script " + Quote(script.string()));
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("1 cases: 1 pass"));
+  const Outcome bad =
+      Rdmapct("conform --profile rfc5040 --target 'reference?fault=wrong-terminate-code' --script " + Quote(script.string()));
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_THAT(bad.out, HasSubstr("FAIL"));
+}
+
+// --against runs that script at once; every sample replays cleanly against
+// the reference target it was captured from.
+TEST(ReplayAgainst, SamplesReplayAgainstTheReference) {
+  for (const char* name : {"rfc5040_7.2_read-req-invalid-src-stag", "rfc5044_4.3_target-markers-every-placement",
+                           "rfc5044_4.4_bad-crc-fpdu-and-later-fpdus-dropped"}) {
+    SCOPED_TRACE(name);
+    const Outcome r = Rdmapct(std::string("replay pcaps/") + name + ".pcap --profile rfc5040 --against reference");
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    EXPECT_THAT(r.out, HasSubstr("Result: PASS"));
+  }
+  const Outcome bad = Rdmapct(
+      "replay pcaps/rfc5040_7.2_read-req-invalid-src-stag.pcap --profile rfc5040 --against "
+      "'reference?fault=wrong-terminate-code'");
+  EXPECT_EQ(bad.status, 1) << bad.out;
+  EXPECT_THAT(bad.out, HasSubstr("not in the accept-set"));
+  // No handshake, no Initiator: a clear error.
+  EXPECT_EQ(Rdmapct("replay pcaps/no-such-file.pcap --as-case /dev/null").status, 2);
+}
+
 }  // namespace
 }  // namespace rdmapct::cli

@@ -1,0 +1,61 @@
+// `rdmapct replay FILE --as-case OUT` and `--against URI`: a captured
+// connection as a conformance script (replay::CaptureAsCase), written out or
+// run at once by the conformance runner.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_conform.h"
+#include "cli/cli_replay.h"
+#include "cli/commands.h"
+#include "pcaps/as_case.h"
+
+namespace rdmapct::cli {
+namespace {
+
+bool BuildCase(const ReplayCommand& cmd, replay::AsCaseResult& r, std::FILE* err) {
+  replay::AsCaseOptions o;
+  o.profile = cmd.profile;
+  o.connection = cmd.connection;
+  r = replay::CaptureAsCase(cmd.file, o);
+  if (!r.ok) std::fprintf(err, "error: %s\n", r.error.c_str());
+  return r.ok;
+}
+
+bool WriteText(const std::string& path, const std::string& text, std::FILE* err) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) std::fprintf(err, "error: %s: cannot write the script\n", path.c_str());
+  return static_cast<bool>(f);
+}
+
+}  // namespace
+
+int RunReplayAsCase(const ReplayCommand& cmd, const std::string& out_file, std::FILE* out, std::FILE* err) {
+  replay::AsCaseResult r;
+  if (!BuildCase(cmd, r, err) || !WriteText(out_file, r.textproto, err)) return kExitUsage;
+  std::fprintf(out, "%s: connection %zu as a conformance case: %zu sends, %zu expectations\n", out_file.c_str(),
+               r.connection, r.sends, r.expects);
+  return kExitOk;
+}
+
+int RunReplayAgainst(const ReplayCommand& cmd, const std::string& target, std::FILE* out, std::FILE* err) {
+  replay::AsCaseResult r;
+  if (!BuildCase(cmd, r, err)) return kExitUsage;
+  const std::filesystem::path script =
+      std::filesystem::temp_directory_path() / ("rdmapct-replay-" + std::to_string(::getpid()) + ".textproto");
+  if (!WriteText(script.string(), r.textproto, err)) return kExitUsage;
+  std::fprintf(out, "replaying connection %zu of %s (the Initiator's %zu ULPDUs) against %s; script: %s\n",
+               r.connection, cmd.file.c_str(), r.sends, target.c_str(), script.string().c_str());
+  ConformCommand c;
+  c.target = target;
+  c.profile = cmd.profile;
+  c.scripts = {script.string()};
+  c.verbose = true;
+  c.color = false;
+  return RunConform(c, out, err);   // the script stays, for the "reproduce:" line
+}
+
+}  // namespace rdmapct::cli
