@@ -83,6 +83,7 @@ class ConnectionAuditor {
   std::array<std::unique_ptr<RdmapEndpoint>, 2> ep_;   // ep_[d] models the endpoint that sends direction d
   std::array<std::optional<Owed>, 2> owed_;            // the Terminate the sender of direction d owes
   std::array<bool, 2> terminated_{};                   // direction d carried a Terminate
+  std::array<bool, 2> spoke_after_owed_{};             // direction d sent a ULPDU while it owed a Terminate
   model::Reactions rx_, tx_;
 };
 
@@ -228,6 +229,7 @@ bool OptionalRequesterCheck(model::ViolationKind k) {
 void ConnectionAuditor::Segment(int s, const Unit& u) {
   const int r = 1 - s;
   ++summary_.segments[s];
+  if (owed_[s] && !u.terminate) spoke_after_owed_[s] = true;
   rx_.Clear();
   ep_[r]->OnSegment(u.octets, rx_);
   tx_.Clear();
@@ -330,9 +332,16 @@ void ConnectionAuditor::CheckTerminateShape(int s, const Unit& u, const Terminat
 }
 
 // REQ R5040-7.1-02 R5040-7.1-02c2 R5040-7.1-02c3
+// A Terminate owed and never sent, although the side went on sending or
+// closed its stream.
 void ConnectionAuditor::Finish() {
   for (int d = 0; d < 2; ++d) {
     if (!owed_[d] || OptionalRequesterCheck(owed_[d]->violation.kind)) continue;
+    // Judged only when the side had its chance: it sent something else
+    // after the error, or closed its stream; a capture that simply ends
+    // may have missed the Terminate.
+    const capture::DirectionStream& ds = c_.directions[d];
+    if (!spoke_after_owed_[d] && !ds.fin_offset && ds.rst_frame == 0) continue;
     const Owed& e = *owed_[d];
     const TerminateRule& rule = model::RuleFor(e.violation.kind);
     const TerminateCode code = e.model ? e.model->code : model::ChosenCode(e.violation.kind, {});

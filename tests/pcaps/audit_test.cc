@@ -219,7 +219,16 @@ TEST(Audit, BadCrcIsTheSendersViolationAndNeedsATerminate) {
   wire::FpduEncodeOptions o;
   o.crc_xor = 1;
   c.Data(kInitiator, wire::EncodeFpdu(wire::EncodeSegment(wire::MakeSend(Opcode::kSend, 1, kData)), o));
+  c.Fpdu(kResponder, wire::MakeSend(Opcode::kSend, 1, kData));   // streams on instead of Terminating
   EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R5044-4.4-10 llp-crc-error", "R5040-7.1-02 terminate-missing"));
+}
+
+// A capture that ends right after the error may have missed the Terminate:
+// no verdict on it.
+TEST(Audit, CaptureEndingAfterTheErrorDoesNotClaimAMissingTerminate) {
+  Conversation c(Advertisement());
+  c.Fpdu(kInitiator, OutOfBoundsWrite());
+  EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R5041-7.1-G4 tagged-base-or-bounds"));
 }
 
 }  // namespace
