@@ -132,6 +132,7 @@ void ConnectionAuditor::Setup() {
 void ConnectionAuditor::ApplyAdvertisement(int side, const wire::Advertisement& adv) {
   model::EndpointConfig ec = ep_[side]->config();
   if (adv.ird != 0) ec.ird = adv.ird;
+  ec.passive_assume_receives = false;   // the convention's buffers are posted once, never reposted
   ep_[side] = std::make_unique<RdmapEndpoint>(ec);
   model::Resources& res = ep_[side]->resources();
   std::vector<std::pair<uint16_t, uint32_t>> objects;   // memory object id -> model object

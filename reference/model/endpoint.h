@@ -63,6 +63,10 @@ struct EndpointConfig {
   // endpoint sent, which ObserveTransmitted() checks. Terminates the model
   // would send are still produced (what the audited endpoint should send).
   bool passive = false;
+  // Passive audit: false when the audited side's receive buffers are known
+  // (posted with PostReceive, e.g. from a test-ULP Advertisement, whose
+  // buffers are never reposted): no receive is assumed beyond them.
+  bool passive_assume_receives = true;
   FaultSet faults;
   DecisionOptions decisions;
 };

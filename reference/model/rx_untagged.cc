@@ -17,7 +17,7 @@ using wire::Opcode;
 constexpr uint32_t kPassiveWindow = 1024;
 
 ReceiveBuffer* RdmapEndpoint::ClaimReceive(const RxSegment& rx, Reactions& out) {
-  if (config_.passive) {
+  if (config_.passive && config_.passive_assume_receives) {
     const uint32_t distance = rx.ddp().msn - expected_msn_[0];
     while (distance < kPassiveWindow && resources_.posted_receives() <= distance) {
       resources_.PostUnboundedReceive();
