@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Tabulates the non-passing cases of rdmapct JSON reports of siw and tags
+each with the finding of README.md that explains it.
+
+    classify.py RUN.json [RERUN.json ...] > cases.md
+
+A case in a later file replaces the same case of an earlier one (re-runs on
+a fresh guest after a crash). The tag comes from the case's first reason
+(the symptom); README.md says what each tag means and how it was checked.
+"""
+import json
+import sys
+
+# Symptom -> finding (README.md "Findings").
+RULES = [
+    ("no STag was invalidated", "P1"),
+    ("got RDMA Read Response", "S3"),
+    ("is not registered (RFC 6580)", "S1"),
+    ("Terminated DDP Header (D=0)", "S1"),
+    ("M bit is 0", "S1"),
+    ("D bit is 0", "S1"),
+    ("but not in the accept-set", "S1"),
+    ("M=0 D=0 R=0", "S1"),
+    ("DDP Segment Length 0 is not an accepted value", "S1"),
+    ("no MPA Reply within", "S2"),
+    ("without an MPA Reply", "S2"),
+    ("MPA Reply: accepted (R=0) is 0", "S5"),
+    ("MPA Reply: C is 0", "S5"),
+    ("without a Reply", "S5"),
+    ("lies outside [SinkTO", "S8"),
+    ("PAD octet", "S9"),
+    ("no Terminate", "S6"),
+    ("no alternative matched: 1) no Terminate", "S6"),
+    ("no Event Record", "S7"),
+    ("no matching frame", "S1"),
+    ("terminate_layer: expected", "S1"),
+    ("expected Atomic Response, got Terminate", "S1"),
+    ("got Terminate QN 2 MSN 1 MO 0 L=1 2/0/0x06", "S1"),
+    ("IRD is 128, expected 16383", "V1"),
+    ("ORD is 4, expected 16383", "V1"),
+    ("no MPA Reply before the deadline", "S2"),
+    ("memory at RW", "N"),
+    ("incomplete Read Response", "N"),
+]
+# Cases whose symptom alone does not name the cause (checked by hand).
+OVERRIDES = {
+    "rfc5044/4.5/target-ulpdu-within-mulpdu": "N",
+    "rfc5044/C.1/same-version-both-directions": "N",
+    "rfc5044/4.5/target-ulpdu-as-large-as-mulpdu": "N",
+    "rfc5044/7.1.2/request-in-one-octet-writes": "N",
+    "rfc5041/5.2/write-segments-out-of-to-order": "S10",
+    "rfc5041/5.2/send-segments-out-of-mo-order": "S10",
+    "rfc5041/5.2/send-segment-placed-twice-delivered-once": "S10",
+    "rfc5041/5.3/withheld-last-segment-blocks-later-messages": "S10",
+    "rfc5041/5.3/premature-last-flag-delivers-once": "S10",
+    "rfc5040/5.2/ird-requests-pipelined": "S8",
+    "rfc5040/5.5/read-responses-in-request-order": "S8",
+    "rfc6581/8/term-no-matching-rtr-as-first-fpdu": "S2",
+}
+
+
+def tag(case):
+    if case["id"] in OVERRIDES:
+        return OVERRIDES[case["id"]]
+    for needle, t in RULES:
+        if needle in case["reason"]:
+            return t
+    return "U"
+
+
+def main():
+    cases = {}
+    order = []
+    for path in sys.argv[1:]:
+        for c in json.load(open(path))["cases"]:
+            if c["id"] not in cases:
+                order.append(c["id"])
+            cases[c["id"]] = c
+    print("| verdict | case | level | finding | first reason |")
+    print("|---|---|---|---|---|")
+    counts = {}
+    for cid in order:
+        c = cases[cid]
+        if c["verdict"] in ("pass", "skip"):
+            continue
+        t = tag(c)
+        counts[(c["verdict"], t)] = counts.get((c["verdict"], t), 0) + 1
+        reason = c["reason"].replace("|", "\\|").replace("\n", " ")
+        if len(reason) > 160:
+            reason = reason[:157] + "..."
+        print(f"| {c['verdict'].upper()} | `{cid}` | {c['level']} | {t} | {reason} |")
+    totals = {}
+    for c in cases.values():
+        totals[c["verdict"]] = totals.get(c["verdict"], 0) + 1
+    print()
+    print("Merged verdicts: " + ", ".join(f"{v} {totals.get(v, 0)}" for v in ("pass", "warn", "fail", "skip", "error")) +
+          f" ({len(cases)} cases)")
+    print()
+    print("| verdict | finding | cases |")
+    print("|---|---|---|")
+    for (v, t), n in sorted(counts.items()):
+        print(f"| {v.upper()} | {t} | {n} |")
+
+
+if __name__ == "__main__":
+    main()
