@@ -276,6 +276,7 @@ void PostEvent(Conn& c, const rdmapct::wire::Bytes& rec) {
   wr.num_sge = 1;
   wr.opcode = IBV_WR_SEND;
   wr.send_flags = IBV_SEND_SIGNALED;
+  if (g_verbose) LOG("connection %u: posting event record %zu octets (slot %zu)", c.serial, rec.size(), slot);
   if (int rc = ibv_post_send(c.id->qp, &wr, &bad)) {
     LOG("connection %u: posting an event record failed (%s); no more records", c.serial, std::strerror(rc));
     c.events.Stop();
@@ -306,6 +307,8 @@ void DrainCq(Conn& c) {
         }
       } else if (is_send) {
         comp.kind = Completion::Kind::kSendComplete;
+        if (g_verbose) LOG("connection %u: event record send %llu completed", c.serial,
+                           static_cast<unsigned long long>(w.wr_id & 0xFFFFFFFF));
       } else {
         const std::size_t size = c.buffer_size;
         const uint8_t* data = c.recv_buf.data() + w.wr_id * size;
