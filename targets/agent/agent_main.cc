@@ -84,6 +84,7 @@ struct Conn {
   std::size_t send_slots = 0;
   std::size_t next_slot = 0;
   unsigned flushed = 0;  // flushed completions seen (logged once)
+  bool failed = false;   // set-up failed and was rejected: destroy after the ack
   ConnectionEvents events;
 };
 
@@ -185,10 +186,12 @@ void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
       suite ? ", suite request" : "", keep ? ", keep memory" : "");
   if (suite && g_verbose) LOG("connection %u: case hash 0x%08x", c.serial, suite->case_hash);
 
+  // Rejected here, destroyed by the caller once the event is acked
+  // (rdma_destroy_id waits for the id's events to be acked).
   auto fail = [&](const char* what) {
     LOG("connection %u: %s failed: %s; rejecting", c.serial, what, std::strerror(errno));
     rdma_reject(c.id, nullptr, 0);
-    Destroy(a, &c);
+    c.failed = true;
   };
 
   ibv_device_attr dev{};
@@ -356,6 +359,8 @@ void OnCmEvent(Agent& a, rdma_cm_event* ev) {
   if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
     OnConnectRequest(a, ev);  // uses ev's private data before the ack
     rdma_ack_cm_event(ev);
+    auto it = a.conns.find(id);
+    if (it != a.conns.end() && it->second->failed) Destroy(a, it->second.get());
     return;
   }
   rdma_ack_cm_event(ev);
