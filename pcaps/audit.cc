@@ -42,6 +42,11 @@ struct Unit {
   bool crc_bad = false, marker_bad = false;
   uint32_t received_crc = 0, computed_crc = 0;
   std::optional<TerminateHeader> terminate;   // the ULPDU is a decoded Terminate
+  // Sender rules of RFC 5044 the receiver ignores (so the decoder accepts them).
+  uint8_t pad_nonzero = 0;          // the first non-zero PAD octet (0: all zero)
+  uint16_t marker_reserved = 0;     // a Marker's non-zero RESERVED field
+  std::optional<std::pair<uint16_t, uint16_t>> fpduptr_inexact;   // (received, expected)
+  uint8_t startup_res = 0;          // kStartupFrame: Res bits
 };
 
 // The Terminate one side owes, from the first violation its peer committed.
@@ -63,6 +68,8 @@ class ConnectionAuditor {
   void Setup();
   void ApplyAdvertisement(int side, const wire::Advertisement& adv);
   void Segment(int s, const Unit& u);
+  void StartupFrame(int s, const Unit& u);
+  void MpaSenderRules(int s, const Unit& u);
   void BadFpdu(int s, const Unit& u);
   void OweTerminate(int side, const model::Reactions& r, uint64_t frame);
   void CheckTerminate(int s, const Unit& u, const TerminateHeader& t);
@@ -184,7 +191,12 @@ void ConnectionAuditor::Run() {
       s = 1;
     }
     const Unit& u = units_[s][next[s]++];
+    if (u.kind == CapturedUnit::Kind::kStartupFrame) {
+      StartupFrame(s, u);
+      continue;
+    }
     if (u.kind != CapturedUnit::Kind::kSegment) continue;
+    MpaSenderRules(s, u);
     // REQ R5044-7.1.2-R04
     // The Initiator sends the first FPDU; RFC 6581 (Rev 2, S) lets the
     // Responder go first only with the enhanced negotiation.
@@ -202,6 +214,38 @@ void ConnectionAuditor::Run() {
   }
   Finish();
   report_.connections.push_back(summary_);
+}
+
+// REQ R5044-7.1.1-15
+// Res is zero on send (the RFC 6581 S bit, 0x10, is not part of it).
+void ConnectionAuditor::StartupFrame(int s, const Unit& u) {
+  if (u.startup_res == 0) return;
+  char b[8];
+  std::snprintf(b, sizeof b, "0x%02x", u.startup_res);
+  Add(s, u.frame, u.offset, "R5044-7.1.1-15", "mpa-res-bits",
+      std::string("MPA ") + (u.offset == 0 && cf_.startup[s].is_reply ? "Reply" : "Request") + " Res bits " + b +
+          "; expected 0");
+}
+
+// REQ R5044-4.1-03 R5044-4.2-02 R5044-4.3-05
+// What an MPA sender must set although the receiver ignores it: PAD octets
+// zero, Marker RESERVED zero, FPDUPTR exactly the distance to ULPDU_Length
+// (its two low bits are ignored on receive, R5044-4.3-09, but not free).
+void ConnectionAuditor::MpaSenderRules(int s, const Unit& u) {
+  char b[64];
+  if (u.pad_nonzero != 0) {
+    std::snprintf(b, sizeof b, "PAD octet 0x%02x", u.pad_nonzero);
+    Add(s, u.frame, u.offset, "R5044-4.1-03", "mpa-pad", std::string(b) + "; expected 0");
+  }
+  if (u.marker_reserved != 0) {
+    std::snprintf(b, sizeof b, "Marker RESERVED 0x%04x", u.marker_reserved);
+    Add(s, u.frame, u.offset, "R5044-4.2-02", "mpa-marker-reserved", std::string(b) + "; expected 0");
+  }
+  if (u.fpduptr_inexact) {
+    std::snprintf(b, sizeof b, "FPDUPTR 0x%04x; expected 0x%04x", u.fpduptr_inexact->first,
+                  u.fpduptr_inexact->second);
+    Add(s, u.frame, u.offset, "R5044-4.3-05", "mpa-fpduptr", b);
+  }
 }
 
 void ConnectionAuditor::OweTerminate(int side, const model::Reactions& r, uint64_t frame) {
@@ -374,6 +418,15 @@ class AuditSink : public capture::CaptureDecodeSink {
         u.received_crc = s.fpdu->received_crc;
         u.computed_crc = s.fpdu->computed_crc;
       }
+      if (s.fpdu != nullptr) {
+        for (uint8_t i = 0; i < s.fpdu->pad_length; ++i) {
+          if (s.fpdu->pad[i] != 0 && u.pad_nonzero == 0) u.pad_nonzero = s.fpdu->pad[i];
+        }
+        for (const wire::MarkerSeen& m : s.fpdu->markers) {
+          if (m.reserved != 0) u.marker_reserved = m.reserved;
+          if (m.ok() && m.fpduptr != m.expected_fpduptr) u.fpduptr_inexact = {m.fpduptr, m.expected_fpduptr};
+        }
+      }
       if (s.rdmap && s.rdmap->header_present) {
         if (const auto* t = std::get_if<TerminateHeader>(&s.rdmap->header)) u.terminate = *t;
       }
@@ -383,6 +436,9 @@ class AuditSink : public capture::CaptureDecodeSink {
         owned_.emplace_back(cu.octets.begin(), cu.octets.end());
         u.octets = owned_.back();
       }
+    }
+    if (cu.kind == CapturedUnit::Kind::kStartupFrame && cu.octets.size() > 16) {
+      u.startup_res = cu.octets[16] & wire::kMpaResMask;
     }
     units_[cu.direction].push_back(u);
   }

@@ -231,5 +231,21 @@ TEST(Audit, CaptureEndingAfterTheErrorDoesNotClaimAMissingTerminate) {
   EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R5041-7.1-G4 tagged-base-or-bounds"));
 }
 
+
+// R5044-4.1-03: PAD octets the receiver ignores are still the sender's to zero.
+TEST(Audit, NonZeroPadIsTheSendersViolation) {
+  Conversation c;
+  wire::FpduEncodeOptions o;
+  o.pad_octet = 0xA5;
+  const std::vector<uint8_t> odd(5, 1);   // 5-octet payload: PAD follows
+  const uint64_t frame = c.Data(kResponder, wire::EncodeFpdu(wire::EncodeSegment(wire::MakeSend(Opcode::kSend, 1, odd)), o));
+  const AuditReport r = c.Audit();
+  std::vector<std::string> ids = Ids(r);
+  EXPECT_THAT(ids, ::testing::Contains("R5044-4.1-03 mpa-pad"));
+  for (const AuditFinding& f : r.findings) {
+    if (f.check == "mpa-pad") EXPECT_EQ(f.capture_frame, frame);
+  }
+}
+
 }  // namespace
 }  // namespace rdmapct::replay
