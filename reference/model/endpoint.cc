@@ -114,7 +114,8 @@ void RdmapEndpoint::Dispatch(const RxSegment& rx, bool header_truncated, Reactio
   }
   if (info.queue_number == 1 && !CheckUntaggedRequest(rx, out)) return;
   if (info.queue_number == 3 && !CheckUntaggedResponse(rx, out)) return;
-  if (config_.passive && info.queue_number == 1 && info.opcode != Opcode::kRdmaReadRequest) {
+  if (config_.passive && info.queue_number == 1 && info.opcode != Opcode::kRdmaReadRequest &&
+      !PassiveTargetKnown(rx.view)) {
     ExpectResponse(rx, out);  // the target memory is unknown: nothing to execute
     return;
   }
@@ -294,6 +295,20 @@ void RdmapEndpoint::RecordViolation(Violation v, Reactions& out) {
   v.segment_index = segments_received_ == 0 ? 0 : segments_received_ - 1;
   if (!first_violation_) first_violation_ = v;
   out.AddViolation(v);
+}
+
+// Passive audit: an Atomic, Flush or Atomic Write Request whose target region
+// is registered (known from an Advertisement) runs through its handler, so
+// its checks (alignment, length, flags, bounds, access) apply. Verify is
+// left out: its hash depends on memory the audit cannot follow across
+// connections.
+bool RdmapEndpoint::PassiveTargetKnown(const wire::RdmapMessageView& v) const {
+  uint32_t stag = 0;
+  if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header)) stag = a->remote_stag;
+  else if (const auto* f = std::get_if<wire::FlushRequestHeader>(&v.header)) stag = f->data_sink_stag;
+  else if (const auto* w = std::get_if<wire::AtomicWriteRequestHeader>(&v.header)) stag = w->data_sink_stag;
+  else return false;
+  return resources_.FindRegion(stag) != nullptr;
 }
 
 void RdmapEndpoint::ExpectResponse(const RxSegment& rx, Reactions& out) {

@@ -229,6 +229,7 @@ class RdmapEndpoint {
   void RecordViolation(Violation v, Reactions& out);
   // Passive audit: an accepted QN1 request whose response the audited side owes.
   void ExpectResponse(const RxSegment& rx, Reactions& out);
+  bool PassiveTargetKnown(const wire::RdmapMessageView& v) const;
 
   // --- passive audit of transmissions (observe_tx.cc) ---
   bool ObserveHeaderFields(const wire::RdmapMessageView& v, Reactions& out);

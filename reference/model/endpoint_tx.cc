@@ -211,6 +211,9 @@ PendingResponse RdmapEndpoint::MakeQn3Response(const RxSegment& rx, Opcode respo
   p.response = response;
   p.extension = true;
   p.request_segment = SegmentOf(rx);
+  if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&rx.view.header)) {
+    p.request_id = a->request_identifier;   // what ObserveTransmitted checks the echo against
+  }
   wire::EncodeRdmapHeader(header, p.body);
   p.body.insert(p.body.end(), payload.begin(), payload.end());
   return p;
