@@ -33,7 +33,7 @@ Bytes Advertisement(uint16_t ird = 4) {
   wire::AdvertisedRegion r;
   r.stag = kRegion;
   r.length = 4096;
-  r.access = wire::kAccessRemoteRead | wire::kAccessRemoteWrite;
+  r.access = wire::kAccessRemoteRead | wire::kAccessRemoteWrite | wire::kAccessRemoteAtomic;
   adv.regions.push_back(r);
   Bytes out;
   EXPECT_TRUE(wire::EncodeAdvertisement(adv, out).ok());
@@ -244,6 +244,48 @@ TEST(Audit, NonZeroPadIsTheSendersViolation) {
   EXPECT_THAT(ids, ::testing::Contains("R5044-4.1-03 mpa-pad"));
   for (const AuditFinding& f : r.findings) {
     if (f.check == "mpa-pad") EXPECT_EQ(f.capture_frame, frame);
+  }
+}
+
+
+// R7306-8.2-05: an Atomic Request at a misaligned TO of an advertised region
+// must be terminated; a target that executes and answers it owes the
+// Terminate, and its Atomic Response answers nothing.
+TEST(Audit, AnsweredMisalignedAtomicIsReported) {
+  Conversation c(Advertisement());
+  wire::AtomicRequestHeader a;
+  a.atomic_opcode = static_cast<uint8_t>(wire::AtomicOpcode::kFetchAdd);
+  a.request_identifier = 7;
+  a.remote_stag = kRegion;
+  a.remote_tagged_offset = 4;
+  c.Fpdu(kInitiator, wire::MakeAtomicRequest(1, a));
+  wire::AtomicResponseHeader resp;
+  resp.original_request_identifier = 7;
+  c.Fpdu(kResponder, wire::MakeAtomicResponse(1, resp));
+  EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R7306-8.2-05 atomic-misaligned",
+                                                     "R7306-5.2.1-S8 outbound-unsolicited-response",
+                                                     "R5040-7.1-02 terminate-missing"));
+}
+
+// The same request at an aligned TO, answered with the right Request
+// Identifier, is clean; a wrong echo is R7306-5.2.2-S8.
+TEST(Audit, AtomicResponseEchoIsChecked) {
+  for (uint32_t echo : {7u, 8u}) {
+    Conversation c(Advertisement());
+    wire::AtomicRequestHeader a;
+    a.request_identifier = 7;
+    a.remote_stag = kRegion;
+    a.remote_tagged_offset = 8;
+    c.Fpdu(kInitiator, wire::MakeAtomicRequest(1, a));
+    wire::AtomicResponseHeader resp;
+    resp.original_request_identifier = echo;
+    c.Fpdu(kResponder, wire::MakeAtomicResponse(1, resp));
+    const std::vector<std::string> ids = Ids(c.Audit());
+    if (echo == 7) {
+      EXPECT_TRUE(ids.empty()) << ::testing::PrintToString(ids);
+    } else {
+      EXPECT_THAT(ids, ::testing::ElementsAre("R7306-5.2.2-S8 outbound-response-mismatch"));
+    }
   }
 }
 
