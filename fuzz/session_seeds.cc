@@ -81,6 +81,17 @@ proto::FuzzSession InvalidateThenWrite(proto::Profile p) {
   return s;
 }
 
+// An Atomic Write whose Data Sink Length (8, RCOMMIT-3.1.3.1-03) is an
+// explicit override, so a single mutation makes it wrong.
+proto::FuzzSession AtomicWriteWithLength() {
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  proto::SessionMessage& m = *s.add_action()->mutable_message();
+  m = Message(proto::ATOMIC_WRITE_REQUEST);
+  m.mutable_overrides()->set_read_message_size(8);
+  return s;
+}
+
 proto::FuzzSession FlushWithFlags(uint32_t flags) {
   proto::FuzzSession s;
   s.mutable_connection()->set_profile(proto::COMMIT);
@@ -119,8 +130,15 @@ std::vector<NamedSession> SeedSessions() {
     enhanced.mutable_connection()->set_rtr_flags(2);
     out.push_back({profile + "_mixed_rfc6581", enhanced});
     out.push_back({profile + "_invalidate_then_write", InvalidateThenWrite(p)});
+    // A Read of several MULPDUs: the Read Response's segmentation (R5040-5.2-*).
+    proto::FuzzSession large;
+    large.mutable_connection()->set_profile(p);
+    *large.add_action()->mutable_message() = Message(proto::READ_REQUEST);
+    large.mutable_action(0)->mutable_message()->set_length(16384);
+    out.push_back({profile + "_read_request_large", large});
   }
   out.push_back({"commit_flush_request_global_visibility", FlushWithFlags(2)});
+  out.push_back({"commit_atomic_write_request_length_8", AtomicWriteWithLength()});
   return out;
 }
 
