@@ -319,8 +319,11 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     const fuzz::Finding& f = r.findings.front();
     if (f.oracle == "no-answer") {
       // The target may be restarting (a crash, a VM reboot): wait for it.
-      if (!cmd.quiet) std::fprintf(out, "[%6.1fs] target not answering (%s); waiting up to %llds\n", elapsed(),
-                                   f.description.c_str(), static_cast<long long>(cmd.restart_wait.count()));
+      if (!cmd.quiet) {
+        std::fprintf(out, "[%6.1fs] target not answering (%s); waiting up to %llds\n", elapsed(), f.description.c_str(),
+                     static_cast<long long>(cmd.restart_wait.count()));
+        std::fflush(out);
+      }
       const auto until = Clock::now() + cmd.restart_wait;
       bool back = false;
       while (Clock::now() < std::min(until, deadline)) {
@@ -356,6 +359,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
       std::fprintf(out, "[%6.1fs] finding %s (%s)\n          %s\n", elapsed(), slug.c_str(),
                    w.reproduced ? (*w.reproduced ? "script reproduces it" : "script does not reproduce it") : "not replayed",
                    fuzz::FormatFinding(f).c_str());
+      std::fflush(out);
     }
     WriteRunStats(fs::path(cmd.out_dir) / "stats.json", cmd, sessions, elapsed(), restarts, findings);
     if (cmd.stop_at_first) break;
