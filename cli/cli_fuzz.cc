@@ -289,8 +289,9 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   std::map<std::string, RunFinding> findings;
   long sessions = 0;
-  int restarts = 0, answered = 0;
+  int restarts = 0, answered = 0, restart_commands = 0;
   bool target_gone = false;
+  std::optional<Clock::time_point> unanswered_since;
 
   // Remote runs keep to the profile the target runs.
   const fuzz::SessionRun run = [&](const proto::FuzzSession& s0) -> fuzz::OracleResult {
@@ -300,7 +301,18 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     s.mutable_connection()->set_target_crc_optional(false);
     s.mutable_connection()->set_target_markers(false);
     fuzz::RemoteResult r = fuzz::RunSessionRemote(s, *connector, remote);
-    if (!r.connect_failed) ++answered;
+    const bool no_answer = !r.oracles.findings.empty() && r.oracles.findings.front().oracle == "no-answer";
+    if (!no_answer) {
+      ++answered;
+      if (unanswered_since) {
+        ++restarts;  // it came back
+        unanswered_since.reset();
+        if (!cmd.quiet) {
+          std::fprintf(out, "[%6.1fs] target answering again\n", elapsed());
+          std::fflush(out);
+        }
+      }
+    }
     return std::move(r.oracles);
   };
 
@@ -318,28 +330,35 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     if (cmd.profile) s.mutable_connection()->set_profile(conformance::ToProtoProfile(*cmd.profile));
     const fuzz::Finding& f = r.findings.front();
     if (f.oracle == "no-answer") {
-      // The target may be restarting (a crash, a VM reboot): wait for it.
-      if (!cmd.quiet) {
-        std::fprintf(out, "[%6.1fs] target not answering (%s); waiting up to %llds\n", elapsed(), f.description.c_str(),
-                     static_cast<long long>(cmd.restart_wait.count()));
-        std::fflush(out);
-      }
-      const auto until = Clock::now() + cmd.restart_wait;
-      bool back = false;
-      while (Clock::now() < std::min(until, deadline)) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        std::string error;
-        if (connector && connector->Connect(std::chrono::milliseconds(1000), error)) {
-          back = true;
-          break;
-        }
-      }
-      if (!back) target_gone = answered == 0 || Clock::now() >= until;
-      else ++restarts;
       if (answered == 0) {
         std::fprintf(err, "rdmapct fuzz: %s never answered: %s\n", cmd.target.c_str(), f.description.c_str());
         return kExitUsage;
       }
+      // The target may be restarting (a crash, a VM reboot). A TCP connect
+      // proves nothing (a port forwarder accepts for a dead guest): it is
+      // back when a session gets an MPA Reply again.
+      if (!unanswered_since) {
+        unanswered_since = Clock::now();
+        if (!cmd.quiet) {
+          std::fprintf(out, "[%6.1fs] target not answering (%s); waiting up to %llds\n", elapsed(),
+                       f.description.c_str(), static_cast<long long>(cmd.restart_wait.count()));
+          std::fflush(out);
+        }
+      } else if (Clock::now() - *unanswered_since >= cmd.restart_wait) {
+        if (cmd.restart_command.empty() || restart_commands >= 3) {
+          target_gone = true;
+          continue;
+        }
+        ++restart_commands;
+        if (!cmd.quiet) {
+          std::fprintf(out, "[%6.1fs] running the restart command: %s\n", elapsed(), cmd.restart_command.c_str());
+          std::fflush(out);
+        }
+        const int rc = std::system(cmd.restart_command.c_str());
+        if (rc != 0) std::fprintf(err, "rdmapct fuzz: restart command exited with status %d\n", rc);
+        unanswered_since = Clock::now();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
     }
     const std::string sig = Signature(f);

@@ -38,6 +38,7 @@ struct FuzzRunCommand {
   uint64_t seed = 1;
   std::string out_dir = "rdmapct-fuzz";
   std::chrono::seconds restart_wait{30};  // a target that stopped answering may come back
+  std::string restart_command;       // run (sh -c) when it has not come back within restart_wait; at most 3 times
   int settle_ms = 30;
   bool quiet = false;
   bool stop_at_first = false;        // end the run at the first finding

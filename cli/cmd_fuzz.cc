@@ -20,7 +20,8 @@ constexpr const char* kFuzzHelp =
     "(crash), silence (hang), the invariant oracles (Terminate shape, Read Response\n"
     "order and length, framing) and divergence from the fault-free reference's\n"
     "reaction (frame kinds, Terminate codes, closing). A target that stops\n"
-    "answering is waited for (--restart-wait) and the run continues.\n"
+    "answering (no MPA Reply) is waited for (--restart-wait); --restart-command\n"
+    "restarts it (e.g. a VM) when it does not come back by itself.\n"
     "\n"
     "Every distinct finding (deduplicated by oracle and description without numbers)\n"
     "goes to OUT/findings/<oracle>-<hash>/: session.pb and session.txt (the input),\n"
@@ -71,6 +72,8 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--out", st->cmd.out_dir, "findings and stats.json go here (default rdmapct-fuzz)");
   sub->add_option("--restart-wait", st->restart_wait, "wait this long for a target that stopped answering (default 30s)");
+  sub->add_option("--restart-command", st->cmd.restart_command,
+                  "shell command that restarts the target when it stays silent for --restart-wait (at most 3 times)");
   sub->add_option("--settle", st->cmd.settle_ms, "ms of quiet that ends a write's answer over TCP (default 30)")
       ->check(CLI::Range(1, 10000));
   sub->add_flag("-q,--quiet", st->cmd.quiet, "only the final line");
