@@ -219,6 +219,19 @@ void ConnectionAuditor::Run() {
 // REQ R5044-7.1.1-15
 // Res is zero on send (the RFC 6581 S bit, 0x10, is not part of it).
 void ConnectionAuditor::StartupFrame(int s, const Unit& u) {
+  // REQ R5044-7.1.2-R02a
+  // The Responder answers only a complete (and validated) Request.
+  if (cf_.initiator && s != *cf_.initiator && cf_.startup[s].is_reply) {
+    for (const Unit& q : units_[*cf_.initiator]) {
+      if (q.kind != CapturedUnit::Kind::kStartupFrame) continue;
+      if (u.frame < q.last_frame) {
+        Add(s, u.frame, u.offset, "R5044-7.1.2-R02a", "mpa-reply-before-request",
+            "the MPA Reply starts in frame " + std::to_string(u.frame) + ", before the Request was complete (frame " +
+                std::to_string(q.last_frame) + "); expected the whole Request first");
+      }
+      break;
+    }
+  }
   if (u.startup_res == 0) return;
   char b[8];
   std::snprintf(b, sizeof b, "0x%02x", u.startup_res);

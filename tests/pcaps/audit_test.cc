@@ -52,6 +52,8 @@ class Conversation {
     rep.private_data = reply_private_data;
     Data(kResponder, wire::EncodeMpaStartupFrame(rep));
   }
+  struct NoHandshake {};
+  explicit Conversation(NoHandshake) {}
   // Returns the capture frame of the segment.
   uint64_t Data(int from, const Bytes& payload) {
     capture::TcpSegment s;
@@ -287,6 +289,25 @@ TEST(Audit, AtomicResponseEchoIsChecked) {
       EXPECT_THAT(ids, ::testing::ElementsAre("R7306-5.2.2-S8 outbound-response-mismatch"));
     }
   }
+}
+
+
+// R5044-7.1.2-R02a: the Reply starts while the Request is still incomplete.
+TEST(Audit, ReplyBeforeTheRequestIsComplete) {
+  Conversation c{Conversation::NoHandshake{}};
+  wire::MpaStartupFrame req;
+  req.crc_required = true;
+  const Bytes request = wire::EncodeMpaStartupFrame(req);
+  c.Data(kInitiator, Bytes(request.begin(), request.begin() + 10));
+  wire::MpaStartupFrame rep = req;
+  rep.is_reply = true;
+  const uint64_t reply = c.Data(kResponder, wire::EncodeMpaStartupFrame(rep));
+  c.Data(kInitiator, Bytes(request.begin() + 10, request.end()));
+  const AuditReport r = c.Audit();
+  ASSERT_EQ(r.findings.size(), 1u) << ::testing::PrintToString(Ids(r));
+  EXPECT_EQ(r.findings[0].requirement, "R5044-7.1.2-R02a");
+  EXPECT_EQ(r.findings[0].direction, kResponder);
+  EXPECT_EQ(r.findings[0].capture_frame, reply);
 }
 
 }  // namespace
