@@ -245,7 +245,9 @@ TEST(Audit, NonZeroPadIsTheSendersViolation) {
   std::vector<std::string> ids = Ids(r);
   EXPECT_THAT(ids, ::testing::Contains("R5044-4.1-03 mpa-pad"));
   for (const AuditFinding& f : r.findings) {
-    if (f.check == "mpa-pad") EXPECT_EQ(f.capture_frame, frame);
+    if (f.check == "mpa-pad") {
+      EXPECT_EQ(f.capture_frame, frame);
+    }
   }
 }
 
