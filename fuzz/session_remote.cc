@@ -69,6 +69,23 @@ std::string Joined(const std::vector<std::string>& v) {
   return s.empty() ? "nothing" : s;
 }
 
+// Whether the target replies to the session's profile with default
+// connection options (Rev 1, CRCs, no Markers).
+bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& connector, const RemoteOptions& options) {
+  std::string error;
+  std::unique_ptr<targets::Transport> t = connector.Connect(options.connect_timeout, error);
+  if (!t) return false;
+  Link link(*t, options);
+  proto::FuzzSession plain;
+  plain.mutable_connection()->set_profile(s.connection().profile());
+  link.Write(wire::EncodeMpaStartupFrame(BuildRequest(plain)));
+  const Bytes got = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
+    return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
+  });
+  t->Abort();
+  return wire::DecodeMpaStartupFrame(got, {wire::MpaFrameKind::kReply}).ok();
+}
+
 }  // namespace
 
 RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,
@@ -91,11 +108,21 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
   auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
   const TwinRun twin = options.differential ? RunTwin(s) : TwinRun{};
   if (!reply.ok()) {
-    if (!link.ended() || twin.connected) {
-      result.connect_failed = !link.ended() && reply_octets.empty();
-      findings.push_back({"no-answer", 0, link.ended() ? "closed without an MPA Reply"
-                                                       : "no MPA Reply within " +
-                                                             std::to_string(options.reply_timeout.count()) + " ms"});
+    if (!link.ended()) {
+      // Silence: the target may be down or restarting.
+      result.connect_failed = reply_octets.empty();
+      findings.push_back({"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
+    } else if (twin.connected) {
+      // A close is an answer (a Responder may refuse a Request it does not
+      // accept, RFC 5044 §7.1.2) and, as the reference accepted the Request,
+      // a divergence - unless the target closes whatever it is sent (a port
+      // forwarder in front of a dead VM accepts and resets): then it is down.
+      t->Abort();
+      if (AnswersPlainRequest(s, connector, options)) {
+        findings.push_back({"differential", 0, "target closed without an MPA Reply; fault-free reference: accepted"});
+      } else {
+        findings.push_back({"no-answer", 0, "closed without an MPA Reply, also for a plain Request"});
+      }
     }
     return result;
   }

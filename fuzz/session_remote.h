@@ -3,7 +3,9 @@
 // the session written as its TCP writes, everything the target sends read
 // back with deadlines, and the oracles a black box allows:
 //
-//  no-answer   the target refuses the connection or sends no MPA Reply
+//  no-answer   the target refuses the connection or stays silent after the
+//              MPA Request (a close instead of a Reply is a differential
+//              finding when the reference accepts the Request)
 //  crash       the connection ends (FIN/RST) without a Terminate while the
 //              fault-free reference stays open
 //  hang        the reference answers the session and the target sends
