@@ -20,6 +20,7 @@
 #include "proto/session.pb.h"
 #include "reference/model/faults.h"
 #include "reference/wire/crc32c.h"
+#include "reference/wire/hex.h"
 #include "targets/target_uri.h"
 
 namespace rdmapct::cli {
@@ -77,13 +78,8 @@ std::string SessionText(const proto::FuzzSession& s) {
 }
 
 void HexDump(std::FILE* out, const std::string& data) {
-  for (std::size_t i = 0; i < data.size(); i += 16) {
-    std::fprintf(out, "%08zx ", i);
-    for (std::size_t k = i; k < std::min(i + 16, data.size()); ++k) {
-      std::fprintf(out, " %02x", static_cast<unsigned char>(data[k]));
-    }
-    std::fputc('\n', out);
-  }
+  const wire::ByteSpan octets(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+  for (const std::string& line : wire::HexDumpLines(octets)) std::fprintf(out, "%s\n", line.c_str());
 }
 
 std::optional<model::FaultSet> Faults(const std::vector<std::string>& names, std::FILE* err) {

@@ -9,6 +9,7 @@
 
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
@@ -24,16 +25,8 @@ using wire::Opcode;
 
 namespace {
 
-std::string HexOf(ByteSpan b) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(b.size() * 2);
-  for (uint8_t x : b) {
-    s += kDigits[x >> 4];
-    s += kDigits[x & 15];
-  }
-  return s;
-}
+// Case hex ignores whitespace: "4d 50 41 ..." is valid.
+std::string HexOf(ByteSpan b) { return wire::HexOctets(b); }
 
 proto::Message::Type CaseType(Opcode op) { return static_cast<proto::Message::Type>(static_cast<int>(op) + 1); }
 

@@ -32,10 +32,7 @@ using test_util::SourceDir;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;   // -1: killed by a signal
-  std::string out, err;
-};
+using test_util::Outcome;
 
 fs::path TempDir() {
   const fs::path d = fs::path(::testing::TempDir()) / ("rdmapct_audit_test." + std::to_string(::getpid()));
@@ -43,18 +40,8 @@ fs::path TempDir() {
   return d;
 }
 
-Outcome Rdmapct(const std::string& args) {
-  static int counter = 0;
-  const fs::path err_path = TempDir() / ("stderr" + std::to_string(++counter));
-  const std::string cmd = "cd " + Quote(SourceDir()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  int raw = -1;
-  if (auto out = capture::pcap_test::RunCommand(cmd, &raw)) r.out = *out;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
-}
+// In the source tree, where the sample captures are.
+Outcome Rdmapct(const std::string& args) { return test_util::RunRdmapctIn(args, SourceDir()); }
 
 std::vector<std::string> Lines(const std::string& s, const std::string& containing = "") {
   std::vector<std::string> out;

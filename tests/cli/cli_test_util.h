@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +42,10 @@ struct Outcome {
 
 // Runs `rdmapct <args>` (args already quoted for /bin/sh) in `cwd`.
 inline Outcome RunRdmapctIn(const std::string& args, const std::filesystem::path& cwd) {
-  const std::filesystem::path err_path = cwd / "rdmapct.stderr";
+  static int counter = 0;
+  const std::filesystem::path err_path = std::filesystem::temp_directory_path() /
+                                         ("rdmapct_cli_test." + std::to_string(::getpid()) + "." +
+                                          std::to_string(++counter) + ".stderr");
   const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " </dev/null 2>" +
                           Quote(err_path.string());
   Outcome r;
