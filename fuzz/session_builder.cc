@@ -59,9 +59,7 @@ Bytes SessionFiller(std::size_t n, uint32_t seed) {
   return out;
 }
 
-namespace {
-
-Opcode OpcodeOf(proto::SessionMessageType t) {
+Opcode SessionOpcode(proto::SessionMessageType t) {
   static constexpr Opcode kMap[] = {
       Opcode::kRdmaWrite,          Opcode::kRdmaReadRequest,
       Opcode::kRdmaReadResponse,   Opcode::kSend,
@@ -77,7 +75,7 @@ Opcode OpcodeOf(proto::SessionMessageType t) {
   return i < std::size(kMap) ? kMap[i] : Opcode::kRdmaWrite;
 }
 
-wire::RegionRole DefaultRole(proto::SessionMessageType t) {
+wire::RegionRole DefaultRegionRole(proto::SessionMessageType t) {
   switch (t) {
     case proto::SEND_INVALIDATE:
     case proto::SEND_SE_INVALIDATE: return wire::RegionRole::kInvalidatable;
@@ -88,6 +86,8 @@ wire::RegionRole DefaultRole(proto::SessionMessageType t) {
     default: return wire::RegionRole::kReadWrite;
   }
 }
+
+namespace {
 
 // Header field overrides, on whichever RDMAP header the template carries.
 void OverrideHeader(const proto::SessionOverrides& o, wire::RdmapHeader& h) {
@@ -160,14 +160,14 @@ const wire::AdvertisedRegion* SessionBuilder::PickRegion(const proto::SessionMes
     return &regions[(m.region_index() - 1) % regions.size()];
   }
   const wire::RegionRole role = m.region() == proto::REGION_UNSPECIFIED
-                                    ? DefaultRole(m.type())
+                                    ? DefaultRegionRole(m.type())
                                     : static_cast<wire::RegionRole>((m.region() - 1) % wire::kRegionRoleCount);
   const wire::AdvertisedRegion* r = wire::SelectRegion(ctx_.advertisement, role);
   return r ? r : &regions.front();
 }
 
 wire::RdmapSegment SessionBuilder::BuildSegment(const proto::SessionMessage& m, Bytes& payload) {
-  const Opcode op = OpcodeOf(m.type());
+  const Opcode op = SessionOpcode(m.type());
   const wire::AdvertisedRegion* r = PickRegion(m);
   const uint32_t stag = r ? r->stag : 0;
   const uint64_t to = (r ? r->base_tagged_offset : 0) + m.offset();

@@ -20,6 +20,7 @@
 #include "reference/wire/bytes.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_markers.h"
+#include "reference/wire/opcodes.h"
 #include "reference/wire/profile.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/test_ulp.h"
@@ -38,6 +39,10 @@ inline constexpr uint32_t kMaxRepeat = 15;
 wire::Bytes SessionFiller(std::size_t n, uint32_t seed);
 
 wire::Profile SessionProfile(const proto::FuzzSession& s);
+// The opcode of a message type (both atomic types: Atomic Request).
+wire::Opcode SessionOpcode(proto::SessionMessageType t);
+// The region role a message of this type uses unless it names one.
+wire::RegionRole DefaultRegionRole(proto::SessionMessageType t);
 // The Request of the session's Connection (Rev, C, M, RFC 6581 word).
 wire::MpaStartupFrame BuildRequest(const proto::FuzzSession& s);
 

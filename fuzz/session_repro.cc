@@ -46,20 +46,10 @@ proto::Region CaseRegion(const proto::SessionMessage& m, const wire::Advertiseme
   if (m.region() == proto::REGION_UNSPECIFIED && m.region_index() != 0) {
     return RoleOf(adv, &adv.regions[(m.region_index() - 1) % adv.regions.size()]).value_or(proto::RW);
   }
-  proto::Region role = proto::RW;
-  if (m.region() != proto::REGION_UNSPECIFIED) {
-    role = static_cast<proto::Region>((m.region() - 1) % wire::kRegionRoleCount + 1);
-  } else {
-    switch (m.type()) {
-      case proto::SEND_INVALIDATE:
-      case proto::SEND_SE_INVALIDATE: role = proto::INVALIDATABLE; break;
-      case proto::ATOMIC_FETCH_ADD:
-      case proto::ATOMIC_CMP_SWAP: role = proto::ATOMIC; break;
-      case proto::FLUSH_REQUEST: role = proto::FLUSH; break;
-      case proto::VERIFY_REQUEST: role = proto::VERIFY; break;
-      default: break;
-    }
-  }
+  const proto::Region role =
+      m.region() != proto::REGION_UNSPECIFIED
+          ? static_cast<proto::Region>((m.region() - 1) % wire::kRegionRoleCount + 1)
+          : static_cast<proto::Region>(static_cast<int>(DefaultRegionRole(m.type())) + 1);
   if (wire::SelectRegion(adv, static_cast<wire::RegionRole>(role - 1))) return role;
   return RoleOf(adv, &adv.regions.front()).value_or(proto::RW);
 }
@@ -237,16 +227,7 @@ class CaseWriter {
 
  private:
   void Message(const proto::SessionMessage& m, proto::Message& out) {
-    static constexpr Opcode kOpcode[] = {
-        Opcode::kRdmaWrite,          Opcode::kRdmaReadRequest,  Opcode::kRdmaReadResponse,
-        Opcode::kSend,               Opcode::kSendWithInvalidate, Opcode::kSendWithSe,
-        Opcode::kSendWithSeAndInvalidate, Opcode::kTerminate,   Opcode::kImmediateData,
-        Opcode::kImmediateDataWithSe, Opcode::kAtomicRequest,   Opcode::kAtomicRequest,
-        Opcode::kAtomicResponse,     Opcode::kFlushRequest,     Opcode::kFlushResponse,
-        Opcode::kVerifyRequest,      Opcode::kVerifyResponse,   Opcode::kAtomicWriteRequest,
-        Opcode::kAtomicWriteResponse};
-    const auto t = static_cast<std::size_t>(m.type());
-    const Opcode op = t < std::size(kOpcode) ? kOpcode[t] : Opcode::kRdmaWrite;
+    const Opcode op = SessionOpcode(m.type());
     out.set_type(CaseType(op));
     const proto::Region region = CaseRegion(m, twin_.ctx.advertisement);
     const bool tagged = wire::InfoFor(op).tagged;
