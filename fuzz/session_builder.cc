@@ -43,6 +43,16 @@ wire::MpaStartupFrame BuildRequest(const proto::FuzzSession& s) {
   return f;
 }
 
+SessionContext MakeSessionContext(const proto::FuzzSession& s, const wire::MpaStartupFrame& request,
+                                  const wire::MpaStartupFrame& reply, wire::Advertisement advertisement) {
+  SessionContext ctx;
+  ctx.profile = SessionProfile(s);
+  ctx.advertisement = std::move(advertisement);
+  ctx.crc = request.crc_required || reply.crc_required;
+  ctx.markers_to_target = reply.marker_required;
+  return ctx;
+}
+
 SessionBuilder::SessionBuilder(SessionContext context) : ctx_(std::move(context)) {
   if (ctx_.markers_to_target) inserter_.emplace(0);
 }

@@ -54,6 +54,11 @@ struct SessionContext {
   bool markers_to_target = false;  // the Reply's M
 };
 
+// What the Reply to the session's Request says: CRCs if either side asked
+// (RFC 5044 §7.1.2), Markers towards the target if its Reply asked.
+SessionContext MakeSessionContext(const proto::FuzzSession& s, const wire::MpaStartupFrame& request,
+                                  const wire::MpaStartupFrame& reply, wire::Advertisement advertisement);
+
 // One TCP write and the index of the last action it carries octets of.
 struct SessionWrite {
   wire::Bytes octets;

@@ -256,11 +256,7 @@ OracleResult RunSessionOracles(const proto::FuzzSession& s, const model::FaultSe
   auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
   if (!adv.ok()) return result;
 
-  SessionContext ctx;
-  ctx.profile = SessionProfile(s);
-  ctx.advertisement = adv.value();
-  ctx.crc = request.crc_required || reply.value().crc_required;
-  ctx.markers_to_target = reply.value().marker_required;
+  const SessionContext ctx = MakeSessionContext(s, request, reply.value(), adv.value());
   Checker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
   // Octets after the Reply in the same step (none from a correct target).
   checker.Received(ByteSpan(reply_octets).subspan(std::min(reply_octets.size(), reply.value().EncodedSize())), 0,

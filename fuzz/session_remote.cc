@@ -133,11 +133,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
     t->Abort();
     return result;
   }
-  SessionContext ctx;
-  ctx.profile = SessionProfile(s);
-  ctx.advertisement = adv.value();
-  ctx.crc = request.crc_required || reply.value().crc_required;
-  ctx.markers_to_target = reply.value().marker_required;
+  const SessionContext ctx = MakeSessionContext(s, request, reply.value(), adv.value());
   InvariantChecker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
   Bytes target_octets(reply_octets.begin() + static_cast<std::ptrdiff_t>(
                                                  std::min(reply_octets.size(), reply.value().EncodedSize())),

@@ -34,10 +34,7 @@ TwinRun RunTwin(const proto::FuzzSession& s) {
     return run;
   }
   run.connected = true;
-  run.ctx.profile = SessionProfile(s);
-  run.ctx.advertisement = adv.value();
-  run.ctx.crc = run.request.crc_required || run.reply.crc_required;
-  run.ctx.markers_to_target = run.reply.marker_required;
+  run.ctx = MakeSessionContext(s, run.request, run.reply, adv.value());
   for (SessionWrite& w : BuildSessionWrites(s, run.ctx)) {
     TwinWrite tw;
     tw.action = w.action;
