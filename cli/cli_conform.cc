@@ -184,6 +184,9 @@ std::vector<std::string> ReproduceArgs(const ConformCommand& cmd) {
   if (!cmd.cases_dir.empty()) args.insert(args.end(), {"--cases-dir", fs::absolute(cmd.cases_dir).string()});
   for (const std::string& s : cmd.scripts) args.insert(args.end(), {"--script", fs::absolute(s).string()});
   if (cmd.timeout_ms) args.insert(args.end(), {"--timeout", std::to_string(*cmd.timeout_ms)});
+  if (cmd.pause_after_reply_ms > 0) {
+    args.insert(args.end(), {"--pause-after-reply", std::to_string(cmd.pause_after_reply_ms)});
+  }
   return args;
 }
 
@@ -196,6 +199,7 @@ RunOptions MakeRunOptions(const ConformCommand& cmd) {
     opts.session.expect_timeout = std::chrono::milliseconds(*cmd.timeout_ms);
     opts.session.reply_timeout = std::chrono::milliseconds(*cmd.timeout_ms);
   }
+  opts.session.pause_after_reply = std::chrono::milliseconds(cmd.pause_after_reply_ms);
   return opts;
 }
 

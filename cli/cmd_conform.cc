@@ -80,6 +80,9 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--jobs", c.jobs, "cases in flight at once (default 1)")->check(CLI::Range(1, 256));
   CLI::Option* timeout = sub->add_option("--timeout", st->timeout, "default wait of an expectation and of the MPA Reply, ms")
                              ->check(CLI::Range(1, 3'600'000));
+  sub->add_option("--pause-after-reply", c.pause_after_reply_ms,
+                  "ms of quiet between the target's MPA Reply and the first FPDU (default 0; see docs/reports/siw S7)")
+      ->check(CLI::Range(0, 60'000));
   sub->add_flag("-v,--verbose", c.verbose, "every step and frame of every case");
   sub->add_option("--pcap-dir", c.pcap_dir, "write one pcap capture per case into DIR (created if missing)");
   sub->add_option("--junit", c.junit_file, "write a JUnit XML report");

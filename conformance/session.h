@@ -41,6 +41,12 @@ struct SessionOptions {
   std::chrono::milliseconds expect_timeout{2000};    // an Expect without timeout_ms
   std::chrono::milliseconds case_timeout{60000};     // the whole case, every wait included
   std::chrono::milliseconds close_timeout{1000};     // target's FIN after the suite's
+  // Quiet time between an accepted MPA Reply and the suite's first FPDU (the
+  // RTR included). 0 by default: RFC 5044 §7.1.2 Rule 2 (R5044-7.1.2-R02h)
+  // has the Responder read FPDUs from its Reply on. A pause separates a
+  // target that only misses FPDUs arriving right after its Reply (Linux siw
+  // 6.1, docs/reports/siw S7) from its other findings.
+  std::chrono::milliseconds pause_after_reply{0};
   std::size_t emss = 1460;                           // for the suite's MULPDU (RFC 5044 §4.5)
   SessionLimits limits;
 };

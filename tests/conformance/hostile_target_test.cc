@@ -107,6 +107,20 @@ class Peer {
       if (recv(fd_, buf, sizeof buf, 0) <= 0) return;
     }
   }
+  // Octets are waiting to be read (does not wait).
+  bool Pending() {
+    pollfd p{fd_, POLLIN, 0};
+    return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+  }
+  // Reads what is there (at least one octet); false on EOF, error or stop.
+  bool ReadAvailable(wire::Bytes& out) {
+    if (!WaitReadable(milliseconds(10000))) return false;
+    uint8_t buf[65536];
+    const ssize_t r = recv(fd_, buf, sizeof buf, 0);
+    if (r <= 0) return false;
+    out.assign(buf, buf + r);
+    return true;
+  }
   // Never reads: the suite's writes fill both socket buffers.
   void IdleUntilStopped() {
     while (!stop_) std::this_thread::sleep_for(milliseconds(20));
@@ -203,6 +217,28 @@ bool ReachFullOperation(Peer& p) {
 }
 
 void NeverAnswers(Peer& p) { p.StayUntilClosed(); }
+
+// Linux siw 6.1's accept race (docs/reports/siw S7): siw hands the socket
+// from its connection manager to the QP only after the MPA Reply is sent,
+// and FPDUs that arrived in between stay unread until more octets or the FIN
+// come. This peer is the reference target behind such a hand-off, kHandOff
+// after its Reply: what is already waiting then is never read.
+constexpr milliseconds kHandOff{500};
+void LateHandOff(Peer& p) {
+  targets::ReferenceTarget target;
+  std::unique_ptr<targets::ReferenceTargetSession> session = target.Accept();
+  wire::Bytes in, out;
+  if (!p.ReadRequest(in)) return;
+  session->OnBytes(in, out);
+  if (!p.Send(out)) return;
+  std::this_thread::sleep_for(kHandOff);
+  if (p.Pending()) return p.StayUntilClosed();
+  while (p.ReadAvailable(in)) {
+    out.clear();
+    session->OnBytes(in, out);
+    if (!out.empty() && !p.Send(out)) return;
+  }
+}
 
 void OneOctetPerSecond(Peer& p) {
   wire::Bytes request;
@@ -417,6 +453,35 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"terminate_with_nonsense_codes", NonsenseTerminate, "Terminate"},
         Hostile{"reset_mid_case", ResetsMidCase, "the connection ended (RST)"}),
     [](const ::testing::TestParamInfo<Hostile>& info) { return std::string(info.param.name); });
+
+// ---- a target that reads late after its Reply (siw S7) ---------------------------
+
+RunOptions ForLateHandOff(milliseconds pause) {
+  RunOptions o = Fast();
+  o.session.expect_timeout = milliseconds(1000);
+  o.session.case_timeout = milliseconds(10000);
+  o.session.pause_after_reply = pause;
+  return o;
+}
+
+// Without a pause the suite's first FPDU is written at once (R5044-7.1.2-R02h
+// lets it), lands in the hand-off window and is never answered: both cases
+// fail. This is what makes the pause's test below able to fail.
+TEST(LateHandOff, FpdusRightAfterTheReplyAreStranded) {
+  HostileTarget target(LateHandOff);
+  const RunResult run = RunAgainst(target, ForLateHandOff(milliseconds(0)));
+  ASSERT_EQ(run.cases.size(), 2u);
+  for (const CaseResult& c : run.cases) EXPECT_EQ(c.verdict, Verdict::kFail) << c.id << ": " << c.reason;
+}
+
+// --pause-after-reply longer than the hand-off: both cases are judged on the
+// target's RDMAP behaviour and pass.
+TEST(LateHandOff, PauseAfterReplyLetsTheTargetReadEveryFpdu) {
+  HostileTarget target(LateHandOff);
+  const RunResult run = RunAgainst(target, ForLateHandOff(3 * kHandOff));
+  ASSERT_EQ(run.cases.size(), 2u);
+  for (const CaseResult& c : run.cases) EXPECT_EQ(c.verdict, Verdict::kPass) << c.id << ": " << c.reason;
+}
 
 // ---- targets that fail every connection --------------------------------------------
 
