@@ -156,16 +156,7 @@ void ConnectionAuditor::ApplyAdvertisement(int side, const wire::Advertisement& 
       for (std::size_t x = 0; x < bytes.size(); ++x) bytes[x] = wire::PatternByte(r.memory_object, x);
       it = objects.insert(objects.end(), {r.memory_object, m});
     }
-    model::MemoryRegion m;
-    m.stag = r.stag;
-    m.base_tagged_offset = r.base_tagged_offset;
-    m.length = r.length;
-    m.access = r.access;   // the convention's Access bits are the model's AccessRight bits
-    m.stream_id = (r.attributes & wire::kAttrForeign) ? ec.stream_id + 1 : ec.stream_id;
-    m.remote_invalidatable = (r.attributes & wire::kAttrInvalidatable) != 0;
-    m.memory_object = it->second;
-    m.object_offset = r.object_offset;
-    res.RegisterRegion(m);
+    res.RegisterRegion(model::RegionFromAdvertisement(r, ec.stream_id, it->second));
   }
   for (uint16_t i = 0; i < adv.receive_buffer_count; ++i) ep_[side]->PostReceive(adv.receive_buffer_size);
   summary_.advertisement = true;

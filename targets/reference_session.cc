@@ -267,16 +267,7 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
         std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
                      [&](const TargetMemoryObject& m) { return m.id == r.memory_object; }) -
         layout.memory_objects.begin());
-    model::MemoryRegion m;
-    m.stag = r.stag;
-    m.base_tagged_offset = r.base_tagged_offset;
-    m.length = r.length;
-    m.access = r.access;  // the convention's Access bits are the model's AccessRight bits
-    m.stream_id = (r.attributes & wire::kAttrForeign) ? ec.stream_id + 1 : ec.stream_id;
-    m.remote_invalidatable = (r.attributes & wire::kAttrInvalidatable) != 0;
-    m.memory_object = model_object[index];
-    m.object_offset = r.object_offset;
-    res.RegisterRegion(m);
+    res.RegisterRegion(model::RegionFromAdvertisement(r, ec.stream_id, model_object[index]));
   }
   for (uint16_t i = 0; i < config_.receive_buffer_count; ++i) {
     endpoint_->PostReceive(config_.receive_buffer_size);

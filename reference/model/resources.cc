@@ -43,6 +43,20 @@ bool ByteRangeSet::CoversPrefix(uint64_t end) const {
   return !ranges_.empty() && ranges_.front().first == 0 && ranges_.front().second >= end;
 }
 
+MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint32_t stream_id,
+                                     uint32_t memory_object) {
+  MemoryRegion m;
+  m.stag = region.stag;
+  m.base_tagged_offset = region.base_tagged_offset;
+  m.length = region.length;
+  m.access = region.access;
+  m.stream_id = (region.attributes & wire::kAttrForeign) ? stream_id + 1 : stream_id;
+  m.remote_invalidatable = (region.attributes & wire::kAttrInvalidatable) != 0;
+  m.memory_object = memory_object;
+  m.object_offset = region.object_offset;
+  return m;
+}
+
 uint32_t Resources::CreateMemoryObject(std::size_t size) {
   objects_.emplace_back(size, 0);
   return static_cast<uint32_t>(objects_.size() - 1);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "reference/wire/bytes.h"
+#include "reference/wire/test_ulp.h"
 
 namespace rdmapct::model {
 
@@ -43,6 +44,14 @@ struct MemoryRegion {
   // The end of the region, saturating (a region never wraps).
   uint64_t EndTaggedOffset() const { return base_tagged_offset + length; }
 };
+
+// The region a test-ULP Advertisement entry describes, as the endpoint that
+// advertised it registered it: `stream_id` is that endpoint's stream (a
+// foreign region belongs to another one), `memory_object` the model object
+// holding the entry's memory object. The convention's Access bits are the
+// model's AccessRight bits.
+MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint32_t stream_id,
+                                     uint32_t memory_object);
 
 // Received octet ranges of one message, merged ([begin, end) pairs). Small:
 // in-order arrival keeps exactly one range.

@@ -13,6 +13,7 @@
 #include "fuzz/session_seeds.h"
 #include "targets/tcp.h"
 #include "targets/tcp_server.h"
+#include "tests/fuzz/fault_test_name.h"
 
 namespace rdmapct::fuzz {
 namespace {
@@ -111,11 +112,7 @@ TEST_P(RemoteFault, SearchOverTcpFindsTheFault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, RemoteFault, ::testing::Values("wrong-terminate-code", "skip-bounds-check"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& ch : s) ch = ch == '-' ? '_' : ch;
-                           return s;
-                         });
+                         testing::FaultTestName);
 
 }  // namespace
 }  // namespace rdmapct::fuzz

@@ -16,6 +16,7 @@
 #include "fuzz/session_search.h"
 #include "fuzz/session_seeds.h"
 #include "targets/target_uri.h"
+#include "tests/fuzz/fault_test_name.h"
 
 namespace rdmapct::fuzz {
 namespace {
@@ -131,11 +132,7 @@ TEST_P(ReproFault, ReproducerFailsTheFaultyTargetAndPassesTheReference) {
 INSTANTIATE_TEST_SUITE_P(Faults, ReproFault,
                          ::testing::Values("skip-bounds-check", "wrong-terminate-code",
                                            "read-responses-out-of-order", "execute-misaligned-atomic"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& ch : s) ch = ch == '-' ? '_' : ch;
-                           return s;
-                         });
+                         testing::FaultTestName);
 
 }  // namespace
 }  // namespace rdmapct::fuzz

@@ -11,6 +11,7 @@
 
 #include "fuzz/session_oracle.h"
 #include "fuzz/session_search.h"
+#include "tests/fuzz/fault_test_name.h"
 
 namespace rdmapct::fuzz {
 namespace {
@@ -38,11 +39,7 @@ INSTANTIATE_TEST_SUITE_P(Faults, FaultSearch,
                          ::testing::Values("skip-bounds-check", "wrong-terminate-code",
                                            "read-responses-out-of-order", "ignore-ird",
                                            "execute-misaligned-atomic"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s) c = c == '-' ? '_' : c;
-                           return s;
-                         });
+                         testing::FaultTestName);
 
 // Every fault switch, not only the five above: the search (which is what
 // `rdmapct fuzz --target reference` runs) finds each within a fixed budget.

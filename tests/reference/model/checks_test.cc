@@ -152,5 +152,32 @@ TEST(Resources, RegionBytesAreClippedToTheObject) {
   EXPECT_FALSE(res.RegisterRegion(alias));
 }
 
+TEST(Resources, RegionFromAdvertisement) {
+  wire::AdvertisedRegion a;
+  a.stag = 0x1234;
+  a.base_tagged_offset = 0x7000;
+  a.length = 96;
+  a.access = wire::kAccessRemoteRead | wire::kAccessFlush;
+  a.attributes = wire::kAttrInvalidatable;
+  a.memory_object = 9;   // the advertised id; the model object is the caller's
+  a.object_offset = 32;
+  MemoryRegion m = RegionFromAdvertisement(a, 5, 2);
+  EXPECT_EQ(m.stag, 0x1234u);
+  EXPECT_EQ(m.base_tagged_offset, 0x7000u);
+  EXPECT_EQ(m.length, 96u);
+  EXPECT_EQ(m.access, kRemoteRead | kRemoteFlush);
+  EXPECT_EQ(m.stream_id, 5u);
+  EXPECT_TRUE(m.valid);
+  EXPECT_TRUE(m.remote_invalidatable);
+  EXPECT_EQ(m.memory_object, 2u);
+  EXPECT_EQ(m.object_offset, 32u);
+  // A foreign region belongs to another stream; without the attribute a
+  // Send with Invalidate may not invalidate it.
+  a.attributes = wire::kAttrForeign;
+  m = RegionFromAdvertisement(a, 5, 2);
+  EXPECT_EQ(m.stream_id, 6u);
+  EXPECT_FALSE(m.remote_invalidatable);
+}
+
 }  // namespace
 }  // namespace rdmapct::model
