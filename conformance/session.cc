@@ -256,7 +256,9 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   if (!graded && !CheckReply(c, *req, handshake_, sr)) return sr;
   if (!accepted) return sr;
   if (!TakeAdvertisement(*handshake_.reply, sr)) return sr;
-  if (options_.pause_after_reply.count() > 0) std::this_thread::sleep_for(options_.pause_after_reply);
+  if (options_.pause_after_reply.count() > 0 && !c.first_fpdu_at_once()) {
+    std::this_thread::sleep_for(options_.pause_after_reply);
+  }
   StartFraming(c, *req, *handshake_.reply);
   SendRtr(c, *req, *handshake_.reply);
   if (!needs_checked_) {

@@ -50,13 +50,38 @@ ReferenceTargetSession::~ReferenceTargetSession() {
 
 void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
   octets_in_ += in.size();
-  if (phase_ == SessionPhase::kAwaitingRequest) FeedStartup(in, out);
+  const bool request_pending = phase_ == SessionPhase::kAwaitingRequest;
+  if (request_pending) FeedStartup(in, out);
   // Closed during startup (no deframer) or a reset connection: discard.
   if (!deframer_ || peer_closed_) return;
   const std::size_t skip = std::min(skip_octets_, in.size());
   skip_octets_ -= skip;
   in = in.subspan(skip);
+  // Octets behind the Request in the same write arrived before the Reply.
+  if (!request_pending && HeldUntilHandOff(in, out)) return;
   FeedFpdus(in, out);
+}
+
+// late-fpdu-hand-off (R5044-7.1.2-R02h, the Responder interprets all data
+// after its Reply as FPDUs): Linux siw 6.1 hands the socket from its
+// connection manager to the QP only after sending the Reply, and octets that
+// arrive in between wake nobody; they are read when more octets, or the FIN,
+// come after the hand-off. True if `in` was taken (held, or fed with what
+// was held).
+bool ReferenceTargetSession::HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out) {
+  if (!config_.faults.Has(model::Fault::kLateFpduHandOff) || in.empty()) return false;
+  // Bounded like a socket's receive buffer: past it the hand-off is forced.
+  constexpr std::size_t kMaxHeld = 256 * 1024;
+  if (std::chrono::steady_clock::now() < hand_off_at_ && held_.size() + in.size() <= kMaxHeld) {
+    held_.insert(held_.end(), in.begin(), in.end());
+    return true;
+  }
+  if (held_.empty()) return false;
+  held_.insert(held_.end(), in.begin(), in.end());
+  wire::Bytes all;
+  all.swap(held_);
+  FeedFpdus(all, out);
+  return true;
 }
 
 // REQ R5044-7.1.2-R02a R5044-7.1.2-R02b R5044-7.1.1-03 R5044-7.1.1-22 R5044-7.1.2-R09c
@@ -166,6 +191,7 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   wire::AppendMpaStartupFrame(out, reply);
   octets_out_ += out.size() - before;
   reply_ = std::move(reply);
+  hand_off_at_ = std::chrono::steady_clock::now() + config_.late_hand_off;
   PrepareFraming();
   phase_ = SessionPhase::kAwaitingFirstFpdu;
   return true;
@@ -457,6 +483,11 @@ void ReferenceTargetSession::NoteOutcome() {
 // Teardown.
 
 void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
+  if (!held_.empty() && deframer_) {
+    wire::Bytes all;
+    all.swap(held_);
+    FeedFpdus(all, out);
+  }
   peer_closed_ = true;
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerClosed);
   Finish();
@@ -504,7 +535,7 @@ void ReferenceTargetSession::Finish() {
 }
 
 std::size_t ReferenceTargetSession::buffered() const {
-  return startup_.size() + (deframer_ ? deframer_->buffered() : 0);
+  return startup_.size() + held_.size() + (deframer_ ? deframer_->buffered() : 0);
 }
 
 std::span<const uint8_t> ReferenceTargetSession::PeekMemory(uint32_t stag, uint64_t tagged_offset,

@@ -29,6 +29,7 @@
 //     also closes when the suite closes.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -122,6 +123,9 @@ struct ReferenceTargetConfig {
   bool report_outcome = true;      // the previous-connection outcome block
   bool report_solicited = true;    // Event Records say whether SE was set
   bool report_send_rtr = false;    // an Event Record for a Send RTR (SHOULD NOT)
+  // With fault late-fpdu-hand-off: how long after the Reply arriving octets
+  // stay unread (the fault's description says 100 ms; tests shorten it).
+  std::chrono::milliseconds late_hand_off{100};
 };
 
 // "" when usable, else one line naming the problem (layout too large for
@@ -252,6 +256,7 @@ class ReferenceTargetSession {
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
   void SendPendingResponses(wire::Bytes& out);
   void AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out);
+  bool HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out);
   void Drain(wire::Bytes& out);
   void ReportEvents(wire::Bytes& out);
   void FrameSegments(const model::Reactions& r, wire::Bytes& out);
@@ -267,6 +272,10 @@ class ReferenceTargetSession {
   bool peer_closed_ = false;
   wire::Bytes startup_;  // the Request so far (<= 20 + 512 octets)
   std::size_t skip_octets_ = 0;  // Request Private Data dropped by reply-before-request-complete
+  // late-fpdu-hand-off: when the hand-off after the Reply ends, and the
+  // octets that arrived before it, unread until more octets or the FIN come.
+  std::chrono::steady_clock::time_point hand_off_at_{};
+  wire::Bytes held_;
   std::optional<wire::MpaStartupFrame> request_;
   std::optional<wire::MpaStartupFrame> reply_;
   std::optional<wire::Advertisement> advertisement_;

@@ -112,6 +112,10 @@ const std::vector<FaultInfo> kFaults = {
     {Fault::kReplyBeforeRequestComplete, "reply-before-request-complete",
      "the target replies once the Request's 20-octet header is in, before its Private Data",
      "R5044-7.1.2-R02a"},
+    {Fault::kLateFpduHandOff, "late-fpdu-hand-off",
+     "octets arriving within 100 ms of the MPA Reply stay unread until more octets arrive (Linux siw 6.1 "
+     "hands its socket from the connection manager to the QP only after sending the Reply)",
+     "R5044-7.1.2-R02h"},
 };
 
 }  // namespace

@@ -57,6 +57,7 @@ enum class Fault : uint8_t {
   kCheckCrcWhenOff,
   kCloseOnCrcError,
   kReplyBeforeRequestComplete,
+  kLateFpduHandOff,
   kCount
 };
 
