@@ -187,6 +187,7 @@ std::vector<std::string> ReproduceArgs(const ConformCommand& cmd) {
   if (cmd.pause_after_reply_ms > 0) {
     args.insert(args.end(), {"--pause-after-reply", std::to_string(cmd.pause_after_reply_ms)});
   }
+  for (const std::string& q : cmd.quirks) args.insert(args.end(), {"--quirk", q});
   return args;
 }
 
@@ -200,6 +201,8 @@ RunOptions MakeRunOptions(const ConformCommand& cmd) {
     opts.session.reply_timeout = std::chrono::milliseconds(*cmd.timeout_ms);
   }
   opts.session.pause_after_reply = std::chrono::milliseconds(cmd.pause_after_reply_ms);
+  opts.session.undo_terminate_bitfield_order =
+      std::find(cmd.quirks.begin(), cmd.quirks.end(), "terminate-bitfields") != cmd.quirks.end();
   return opts;
 }
 

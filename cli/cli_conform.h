@@ -35,6 +35,7 @@ struct ConformCommand {
   int jobs = 1;
   std::optional<int> timeout_ms;               // --timeout: default wait of an expectation
   int pause_after_reply_ms = 0;                // --pause-after-reply: quiet before the first FPDU
+  std::vector<std::string> quirks;             // --quirk: diagnostic readings of known target bugs
   std::string cases_dir;                       // --cases-dir; empty: the compiled-in tree
   std::vector<std::string> scripts;            // --script FILE: run these files' cases instead
   std::string json_file, junit_file, report_file, pcap_dir;

@@ -83,6 +83,11 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--pause-after-reply", c.pause_after_reply_ms,
                   "ms of quiet between the target's MPA Reply and the first FPDU (default 0; see docs/reports/siw S7)")
       ->check(CLI::Range(0, 60'000));
+  sub->add_option("--quirk", c.quirks,
+                  "read the target through a known bug, for diagnosis only (repeatable): terminate-bitfields = its "
+                  "Terminate Control uses little-endian bit-field order (Linux siw, docs/reports/siw S1)")
+      ->check(CLI::IsMember({"terminate-bitfields"}))
+      ->allow_extra_args(false);
   sub->add_flag("-v,--verbose", c.verbose, "every step and frame of every case");
   sub->add_option("--pcap-dir", c.pcap_dir, "write one pcap capture per case into DIR (created if missing)");
   sub->add_option("--junit", c.junit_file, "write a JUnit XML report");

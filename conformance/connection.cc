@@ -408,8 +408,13 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
     const bool rtr_response = ignore_rtr_response_ && view.ok() && view->opcode_known &&
                               view->opcode() == wire::Opcode::kRdmaReadResponse &&
                               view->ddp.header.stag == *ignore_rtr_response_ && view->ulp_payload.empty();
-    if (rtr_response) ignore_rtr_response_.reset();
-    else frames_.push_back(ReceivedFrame{record, wire::Bytes(f.ulpdu.begin(), f.ulpdu.end())});
+    if (rtr_response) {
+      ignore_rtr_response_.reset();
+    } else {
+      wire::Bytes ulpdu(f.ulpdu.begin(), f.ulpdu.end());
+      if (undo_terminate_bitfield_order_) wire::SwapTerminateControlBitfieldOrder(ulpdu, profile_);
+      frames_.push_back(ReceivedFrame{record, std::move(ulpdu)});
+    }
   }
   if (!sender_problem.empty() && !problem_) {
     problem_ = StreamProblem{Verdict::kFail, "target FPDU at stream offset " + std::to_string(offset) + ": " +

@@ -73,6 +73,10 @@ class Connection {
   // Full Operation framing: CRC as negotiated, Markers in what the target
   // sends iff the Request had M=1, in what the suite sends as chosen.
   void StartFullOperation(bool crc, bool markers_from_target, bool markers_to_target);
+  // SessionOptions::undo_terminate_bitfield_order: Terminates from the
+  // target are matched with their control field's bit-field order undone
+  // (the recorded octets stay as they came).
+  void UndoTerminateBitfieldOrder() { undo_terminate_bitfield_order_ = true; }
   bool crc() const { return crc_; }
   bool markers_to_target() const { return markers_to_target_; }
 
@@ -125,6 +129,7 @@ class Connection {
   Recorder& recorder_;
   SessionLimits limits_;
   wire::Profile profile_;
+  bool undo_terminate_bitfield_order_ = false;
 
   // suite -> target
   uint64_t tx_offset_ = 0;

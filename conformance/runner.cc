@@ -60,6 +60,11 @@ class Pool {
     out.aborted = stopped_;
     out.abort_reason = stop_reason_;
     out.target_info = target_info_;
+    if (options_.session.undo_terminate_bitfield_order) {
+      out.target_info.insert(out.target_info.begin(),
+                             "DIAGNOSTIC RUN, not a certification: --quirk terminate-bitfields reads the target's "
+                             "Terminate Control with its little-endian bit-field order undone");
+    }
   }
 
  private:

@@ -239,6 +239,7 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   }
   const std::size_t first_record = run_.result.frames.size();
   conn_ = std::make_unique<Connection>(std::move(transport), connections_++, recorder_, options_.limits);
+  if (options_.undo_terminate_bitfield_order) conn_->UndoTerminateBitfieldOrder();
   handshake_ = conn_->Handshake(req->octets, Deadline(options_.reply_timeout), c.request_write_size());
   request_ = req;
   send_state_ = SendState{};

@@ -47,6 +47,12 @@ struct SessionOptions {
   // target that only misses FPDUs arriving right after its Reply (Linux siw
   // 6.1, docs/reports/siw S7) from its other findings.
   std::chrono::milliseconds pause_after_reply{0};
+  // A diagnostic reading of one known target bug, never a certification:
+  // the target's Terminate Control is read with the little-endian bit-field
+  // order undone (wire::SwapTerminateControlBitfieldOrder; Linux siw 6.1,
+  // docs/reports/siw S1), to see what else its Terminates get right or
+  // wrong. The runner says so in the run's target information.
+  bool undo_terminate_bitfield_order = false;
   std::size_t emss = 1460;                           // for the suite's MULPDU (RFC 5044 §4.5)
   SessionLimits limits;
 };

@@ -73,8 +73,12 @@ void EmitTerminate(const wire::TerminateHeader& h, uint32_t msn, wire::Profile p
 void EmitTerminate(const Violation& v, uint32_t msn, wire::Profile profile,
                    uint8_t rdmap_version, uint8_t ddp_version, const DecisionOptions& options,
                    const FaultSet& faults, wire::Bytes& out) {
+  const std::size_t start = out.size();
   EmitTerminate(BuildTerminateHeader(v, options, faults), msn, profile, rdmap_version,
                 ddp_version, out);
+  if (faults.Has(Fault::kTerminateControlLittleEndian)) {
+    wire::SwapTerminateControlBitfieldOrder(std::span(out).subspan(start), profile);
+  }
 }
 
 }  // namespace rdmapct::model

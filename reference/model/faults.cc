@@ -116,6 +116,10 @@ const std::vector<FaultInfo> kFaults = {
      "octets arriving within 100 ms of the MPA Reply stay unread until more octets arrive (Linux siw 6.1 "
      "hands its socket from the connection manager to the QP only after sending the Reply)",
      "R5044-7.1.2-R02h"},
+    {Fault::kTerminateControlLittleEndian, "terminate-control-little-endian",
+     "Terminate Control is written as little-endian bit-fields, as Linux siw 6.1 does on x86: Layer and EType "
+     "nibbles swapped, M/D/R in the third octet's low bits",
+     "R5040-4.8-02"},
 };
 
 }  // namespace

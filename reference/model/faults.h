@@ -58,6 +58,7 @@ enum class Fault : uint8_t {
   kCloseOnCrcError,
   kReplyBeforeRequestComplete,
   kLateFpduHandOff,
+  kTerminateControlLittleEndian,
   kCount
 };
 

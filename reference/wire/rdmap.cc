@@ -542,4 +542,17 @@ RdmapSegment MakeAtomicWriteResponse(uint32_t msn) {
   return Untagged(Opcode::kAtomicWriteResponse, msn, {});
 }
 
+bool SwapTerminateControlBitfieldOrder(std::span<uint8_t> ulpdu, Profile profile) {
+  constexpr std::size_t kControl = kDdpUntaggedHeaderLength;  // Terminate header follows the DDP header
+  if (ulpdu.size() < kControl + 4 || (ulpdu[0] & 0x80) != 0) return false;
+  if (DecodeRdmapControl(ulpdu[1], profile).opcode != static_cast<uint8_t>(Opcode::kTerminate)) return false;
+  uint8_t& layer_etype = ulpdu[kControl];
+  layer_etype = static_cast<uint8_t>(layer_etype << 4 | layer_etype >> 4);
+  uint8_t& flags = ulpdu[kControl + 2];
+  uint8_t reversed = 0;
+  for (int bit = 0; bit < 8; ++bit) reversed |= static_cast<uint8_t>(((flags >> bit) & 1) << (7 - bit));
+  flags = reversed;
+  return true;
+}
+
 }  // namespace rdmapct::wire

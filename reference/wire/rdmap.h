@@ -281,4 +281,15 @@ RdmapSegment MakeVerifyResponse(uint32_t msn, ByteSpan hash_value);
 RdmapSegment MakeAtomicWriteRequest(uint32_t msn, const AtomicWriteRequestHeader& h);
 RdmapSegment MakeAtomicWriteResponse(uint32_t msn);
 
+// Terminate Control (RFC 5040 Figure 8, R5040-4.8-02) as a little-endian
+// host lays out the bit-fields `layer:4, etype:4, ecode:8, m:1, d:1, r:1,
+// reserved:13` of one 32-bit word, as Linux siw 6.1 does on x86
+// (docs/reports/siw S1): Layer and EType trade nibbles, and the third
+// octet's bits come in reverse order (M, D, R in 0x01, 0x02, 0x04 instead of
+// 0x80, 0x40, 0x20). The mapping is its own inverse: it turns either layout
+// into the other. Does nothing unless `ulpdu` is an untagged Terminate
+// segment under `profile` long enough to hold the control field; true if
+// it changed it.
+bool SwapTerminateControlBitfieldOrder(std::span<uint8_t> ulpdu, Profile profile);
+
 }  // namespace rdmapct::wire

@@ -110,7 +110,7 @@ TEST(ConformList, EmptySelectionIsAUsageError) {
 TEST(ConformUsage, BadFlagsExit2WithOneLine) {
   for (const char* args : {"conform --bogus", "conform --profile rfc9999", "conform --level OFTEN",
                            "conform --jobs 0", "conform --timeout -5", "conform --script /nonexistent/x.textproto",
-                           "conform --list --coverage", "conform --case"}) {
+                           "conform --list --coverage", "conform --case", "conform --quirk little-endian"}) {
     const Outcome r = Rdmapct(args);
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(Lines(r.err), 1u) << args << ": " << r.err;
@@ -251,6 +251,26 @@ TEST(ConformRun, FaultyReferenceFailsTheCaseThatCitesTheRule) {
   const std::string page = ReadFile(html);
   EXPECT_THAT(page, HasSubstr("<pre class=\"cmd\">" + reproduce + "</pre>"));
   EXPECT_THAT(page, HasSubstr("<code>R5041-7.1-G2</code>"));
+}
+
+// Linux siw's Terminate Control layout (docs/reports/siw S1) as a fault:
+// the suite fails it; --quirk terminate-bitfields reads through it, so the
+// same Terminates pass, and the run says it is no certification.
+TEST(ConformRun, TerminateBitfieldQuirkReadsThroughSiwsLayout) {
+  const std::string run = "conform --fault terminate-control-little-endian --case 'rfc5040/7.2/*'";
+  const Outcome plain = Rdmapct(run);
+  EXPECT_EQ(plain.status, 1) << plain.out << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("  FAIL   rfc5040/7.2/write-to-read-only-region  "));
+  EXPECT_THAT(plain.out, Not(HasSubstr("DIAGNOSTIC RUN")));
+  const Outcome quirk = Rdmapct(run + " --quirk terminate-bitfields");
+  EXPECT_EQ(quirk.status, 0) << quirk.out << quirk.err;
+  EXPECT_THAT(quirk.out, HasSubstr("  DIAGNOSTIC RUN, not a certification: --quirk terminate-bitfields"));
+  EXPECT_THAT(quirk.out, HasSubstr("  PASS   rfc5040/7.2/write-to-read-only-region  "));
+  // A target that lays the control field out as the RFC does fails under the quirk.
+  const Outcome wrong = Rdmapct("conform --case rfc5040/7.2/write-to-read-only-region --quirk terminate-bitfields");
+  EXPECT_EQ(wrong.status, 1) << wrong.out << wrong.err;
+  // The quirk is kept in the reproduce command.
+  EXPECT_THAT(wrong.out, HasSubstr("--quirk terminate-bitfields --case rfc5040/7.2/write-to-read-only-region -v\n"));
 }
 
 TEST(ConformRun, VerboseShowsDecodedAndHexDumpedFrames) {

@@ -172,6 +172,39 @@ TEST(Terminate, LlpErrorIsFourOctetsAndMOnlyCarriesTheLength) {
   EXPECT_EQ(b->encoded_length, 6u);
 }
 
+// Linux siw 6.1's Terminate Control (docs/reports/siw S1): for DDP /
+// Untagged Buffer / Invalid MSN (1/2/0x03) with M and D it sends 21 03 03 00
+// where R5040-4.8-02 lays out 12 03 c0 00.
+TEST(Terminate, LittleEndianBitfieldOrderIsSwappedBothWays) {
+  Bytes rfc = {0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,  // untagged Terminate, QN 2
+               0x12, 0x03, 0xC0, 0x00};
+  Bytes siw = rfc;
+  for (Profile p : kAllProfiles) {
+    siw = rfc;
+    ASSERT_TRUE(SwapTerminateControlBitfieldOrder(siw, p)) << ProfileName(p);
+    EXPECT_EQ(Bytes(siw.begin() + 18, siw.end()), (Bytes{0x21, 0x03, 0x03, 0x00}));
+    ASSERT_TRUE(SwapTerminateControlBitfieldOrder(siw, p));
+    EXPECT_EQ(siw, rfc);  // its own inverse
+  }
+  // R alone (0x20) is 0x04; Reserved bits stay Reserved bits.
+  siw = rfc;
+  siw[20] = 0x20 | 0x01;
+  ASSERT_TRUE(SwapTerminateControlBitfieldOrder(siw, Profile::kRfc5040));
+  EXPECT_EQ(siw[20], 0x04 | 0x80);
+  // Only untagged Terminates long enough to hold the control field change.
+  Bytes send = rfc;
+  send[1] = 0x43;  // Send
+  EXPECT_FALSE(SwapTerminateControlBitfieldOrder(send, Profile::kRfc5040));
+  Bytes tagged = rfc;
+  tagged[0] = 0xC1;
+  EXPECT_FALSE(SwapTerminateControlBitfieldOrder(tagged, Profile::kRfc5040));
+  Bytes shortened(rfc.begin(), rfc.begin() + 21);
+  EXPECT_FALSE(SwapTerminateControlBitfieldOrder(shortened, Profile::kRfc5040));
+  EXPECT_EQ(send[18], 0x12);
+  EXPECT_EQ(tagged[18], 0x12);
+  EXPECT_EQ(shortened[18], 0x12);
+}
+
 // R5040-4.8-09: Reserved is reported, not rejected; bits and presence may disagree.
 TEST(Terminate, ReservedBitsAndTrailingOctetsAreReported) {
   const Bytes wire = {0x02, 0x06, 0x1F, 0xFF, 0xEE};  // 0/2/0x06, Reserved = 0x1FFF, 1 extra
