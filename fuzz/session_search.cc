@@ -40,8 +40,11 @@ SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options)
       result.session = std::move(s);
       return result;
     }
-    if (pool.size() < options.pool) pool.push_back(std::move(s));
-    else pool[m.Below(options.pool)] = std::move(s);
+    // The seeds stay: an error path only a seed reaches (a Flush with its
+    // flags, an Atomic Write with its length) must not be evicted by the
+    // sessions grown from others.
+    if (pool.size() < seeds + options.pool) pool.push_back(std::move(s));
+    else pool[seeds + m.Below(options.pool)] = std::move(s);
   }
   return result;
 }

@@ -136,6 +136,14 @@ std::vector<NamedSession> SeedSessions() {
     *large.add_action()->mutable_message() = Message(proto::READ_REQUEST);
     large.mutable_action(0)->mutable_message()->set_length(16384);
     out.push_back({profile + "_read_request_large", large});
+    // A short Read whose source crosses a 4 KiB offset: stacks copy small
+    // payloads inline (Linux siw's siw_try_1seg, docs/reports/siw S12).
+    proto::FuzzSession short_read;
+    short_read.mutable_connection()->set_profile(p);
+    *short_read.add_action()->mutable_message() = Message(proto::READ_REQUEST);
+    short_read.mutable_action(0)->mutable_message()->set_offset(4081);
+    short_read.mutable_action(0)->mutable_message()->set_length(16);
+    out.push_back({profile + "_read_request_short_across_4k", short_read});
   }
   out.push_back({"commit_flush_request_global_visibility", FlushWithFlags(2)});
   out.push_back({"commit_atomic_write_request_length_8", AtomicWriteWithLength()});

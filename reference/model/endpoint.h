@@ -266,6 +266,7 @@ class RdmapEndpoint {
   // Sends (part of) the front pending response; returns segments sent.
   std::size_t EmitFrontResponse(std::size_t max_segments, Reactions& out);
   std::size_t EmitReadResponse(PendingResponse& p, std::size_t max_segments, Reactions& out);
+  void AppendSourceOctets(const MemoryRegion& region, uint64_t to, std::size_t n, wire::Bytes& out) const;
   void SetState(StreamState s, Reactions& out);
   uint32_t PendingCount(bool extension) const;
 

@@ -265,6 +265,33 @@ std::size_t RdmapEndpoint::EmitFrontResponse(std::size_t max_segments, Reactions
   return n;
 }
 
+// The n octets at Tagged Offset `to` of `region` (zeros past its end, only
+// with skip-bounds-check). short-read-crossing-page copies a payload of at
+// most 24 octets whose source crosses a 4 KiB Tagged Offset boundary as Linux
+// siw 6.1's siw_try_1seg does (docs/reports/siw S12): its first
+// n - (4096 - offset in page) octets from the source, the rest from the
+// start of the 4 KiB page holding the source plus that many octets.
+void RdmapEndpoint::AppendSourceOctets(const MemoryRegion& region, uint64_t to, std::size_t n,
+                                       wire::Bytes& out) const {
+  constexpr uint64_t kPage = 4096;
+  const uint64_t in_page = to % kPage;
+  std::size_t first = n;
+  uint64_t rest_from = 0;
+  if (config_.faults.Has(Fault::kShortReadCrossingPage) && n <= 24 && in_page + n > kPage) {
+    first = n - static_cast<std::size_t>(kPage - in_page);
+    rest_from = (to + first) - (to + first) % kPage;
+  }
+  const std::size_t start = out.size();
+  auto head = resources_.RegionBytes(region, to, first);
+  out.insert(out.end(), head.begin(), head.end());
+  out.resize(start + first, 0);
+  if (first < n) {
+    auto tail = resources_.RegionBytes(region, rest_from, n - first);
+    out.insert(out.end(), tail.begin(), tail.end());
+  }
+  out.resize(start + n, 0);
+}
+
 // REQ R5040-4.4-02 R5040-4.4-03 R5040-5.2.1-11 R5040-5.2.1-15 R5040-5.2.2-02 R5040-5.2.2-09
 // R5040-4.8-15 R5041-5.2-01 R5041-5.2-09
 // The source is read (and re-validated) segment by segment, so a region
@@ -304,9 +331,7 @@ std::size_t RdmapEndpoint::EmitReadResponse(PendingResponse& p, std::size_t max_
     wire::EncodeDdpHeader(h, b);
     if (n > 0) {
       const MemoryRegion* region = resources_.FindRegion(rr.source_stag);
-      auto src = resources_.RegionBytes(*region, rr.source_tagged_offset + p.read_sent, n);
-      b.insert(b.end(), src.begin(), src.end());
-      b.resize(b.size() + (n - src.size()), 0);  // only short with skip-bounds-check
+      AppendSourceOctets(*region, rr.source_tagged_offset + p.read_sent, n, b);
     }
     p.read_sent += n;
     p.read_started = true;

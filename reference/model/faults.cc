@@ -120,6 +120,10 @@ const std::vector<FaultInfo> kFaults = {
      "Terminate Control is written as little-endian bit-fields, as Linux siw 6.1 does on x86: Layer and EType "
      "nibbles swapped, M/D/R in the third octet's low bits",
      "R5040-4.8-02"},
+    {Fault::kShortReadCrossingPage, "short-read-crossing-page",
+     "a Read Response payload of at most 24 octets whose source crosses a 4 KiB Tagged Offset boundary takes "
+     "octets from the wrong place, as Linux siw 6.1's siw_try_1seg copies them",
+     "R5040-5.2.1-11 R5040-4.4-07"},
 };
 
 }  // namespace

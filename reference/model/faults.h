@@ -59,6 +59,7 @@ enum class Fault : uint8_t {
   kReplyBeforeRequestComplete,
   kLateFpduHandOff,
   kTerminateControlLittleEndian,
+  kShortReadCrossingPage,
   kCount
 };
 
