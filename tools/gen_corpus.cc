@@ -821,7 +821,8 @@ void SessionSeeds(Corpus& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 && !(argc == 4 && std::strcmp(argv[2], "--expect") == 0)) {
+  // An output directory that starts with '-' is a mistyped option, not a place to write.
+  if ((argc != 2 && !(argc == 4 && std::strcmp(argv[2], "--expect") == 0)) || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: %s <out_dir> [--expect <committed_corpus_dir>]\n", argv[0]);
     return 2;
   }
