@@ -135,7 +135,7 @@ struct WrittenRepro {
 // The session, its text, the conformance script and (replayed) a pcap.
 WrittenRepro WriteRepro(const fs::path& dir, const std::string& slug, const proto::FuzzSession& s,
                         const std::vector<fuzz::Finding>& findings, const std::string& origin,
-                        const std::string& replay_target) {
+                        const std::string& replay_target, int pause_after_reply_ms = 0) {
   fs::create_directories(dir);
   WrittenRepro w;
   WriteWhole(dir / "session.pb", s.SerializeAsString());
@@ -156,6 +156,7 @@ WrittenRepro WriteRepro(const fs::path& dir, const std::string& slug, const prot
   cc.json_file = (dir / "replay.json").string();
   cc.color = false;
   cc.keep_going = true;
+  cc.pause_after_reply_ms = pause_after_reply_ms;
   std::FILE* log = std::fopen((dir / "replay.txt").c_str(), "w");
   if (!log) return w;
   const int rc = RunConform(cc, log, log);
@@ -280,6 +281,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   fuzz::RemoteOptions remote;
   remote.settle = std::chrono::milliseconds(cmd.settle_ms);
+  remote.pause_after_reply = std::chrono::milliseconds(cmd.pause_after_reply_ms);
   const auto start = Clock::now();
   const auto deadline = start + cmd.time;
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -368,7 +370,8 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     const std::string slug = f.oracle + "-" + ShortHash(sig);
     rf.dir = (fs::path(cmd.out_dir) / "findings" / slug).string();
     const std::string replay = in_process ? ReferenceUri(s, cmd.faults) : cmd.target;
-    const WrittenRepro w = WriteRepro(rf.dir, slug, s, r.findings, "rdmapct fuzz --target " + cmd.target, replay);
+    const WrittenRepro w = WriteRepro(rf.dir, slug, s, r.findings, "rdmapct fuzz --target " + cmd.target, replay,
+                                      in_process ? 0 : cmd.pause_after_reply_ms);
     rf.reproduced = w.reproduced;
     if (!cmd.quiet) {
       std::fprintf(out, "[%6.1fs] finding %s (%s)\n          %s\n", elapsed(), slug.c_str(),

@@ -76,6 +76,10 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
                   "shell command that restarts the target when it stays silent for --restart-wait (at most 3 times)");
   sub->add_option("--settle", st->cmd.settle_ms, "ms of quiet that ends a write's answer over TCP (default 30)")
       ->check(CLI::Range(1, 10000));
+  sub->add_option("--pause-after-reply", st->cmd.pause_after_reply_ms,
+                  "ms of quiet between a live target's MPA Reply and the first FPDU, also in reproducer replays "
+                  "(default 0; see docs/reports/siw S7)")
+      ->check(CLI::Range(0, 60'000));
   sub->add_flag("-q,--quiet", st->cmd.quiet, "only the final line");
   sub->add_flag("--stop-at-first", st->cmd.stop_at_first, "end the run at the first finding");
 

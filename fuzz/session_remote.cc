@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <thread>
 
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
@@ -140,6 +141,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
                       reply_octets.end());
   checker.Received(target_octets, 0, findings);
 
+  if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);
   std::size_t step = 1;
   for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
     checker.Sent(w.octets);

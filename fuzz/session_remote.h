@@ -37,6 +37,9 @@ struct RemoteOptions {
   std::chrono::milliseconds reply_timeout{3000};   // MPA Reply
   std::chrono::milliseconds settle{30};            // quiet time that ends a write's answer
   std::chrono::milliseconds answer_timeout{1000};  // after the last write / after FIN
+  // Quiet between the target's Reply and the first FPDU, as conform
+  // --pause-after-reply (a target with siw's accept race, docs/reports/siw S7).
+  std::chrono::milliseconds pause_after_reply{0};
   std::size_t max_octets = 8u << 20;               // target octets kept per session
   bool differential = true;
 };

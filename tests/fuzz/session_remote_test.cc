@@ -92,6 +92,28 @@ TEST(SessionRemote, RefusedConnectionIsNoAnswer) {
   EXPECT_EQ(r.oracles.findings[0].oracle, "no-answer");
 }
 
+// A target with siw's accept race (late-fpdu-hand-off: octets in the first
+// 100 ms after its Reply stay unread): a Read sent at once gets no answer, a
+// finding about the hand-off; with --pause-after-reply past the window the
+// same session is answered and nothing is found.
+TEST(SessionRemote, PauseAfterReplyStepsAroundALateHandOff) {
+  Served served({model::Fault::kLateFpduHandOff});
+  auto connector = served.Connector();
+  ASSERT_NE(connector, nullptr);
+  proto::FuzzSession read;
+  for (const NamedSession& n : SeedSessions()) {
+    if (n.name == "commit_read_request") read = AsCommit(n.session);
+  }
+  ASSERT_EQ(read.action_size(), 1);
+  RemoteOptions at_once = Quick();
+  const RemoteResult stranded = RunSessionRemote(read, *connector, at_once);
+  EXPECT_FALSE(stranded.oracles.findings.empty());
+  RemoteOptions paused = Quick();
+  paused.pause_after_reply = std::chrono::milliseconds(300);
+  const RemoteResult answered = RunSessionRemote(read, *connector, paused);
+  for (const Finding& f : answered.oracles.findings) ADD_FAILURE() << FormatFinding(f);
+}
+
 class RemoteFault : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(RemoteFault, SearchOverTcpFindsTheFault) {
