@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
@@ -78,9 +79,7 @@ bool ReferenceTargetSession::HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& ou
   }
   if (held_.empty()) return false;
   held_.insert(held_.end(), in.begin(), in.end());
-  wire::Bytes all;
-  all.swap(held_);
-  FeedFpdus(all, out);
+  FeedFpdus(std::exchange(held_, {}), out);
   return true;
 }
 
@@ -487,9 +486,8 @@ void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
   // earn is flushed with the closing QP, as siw flushes the Read Response
   // (docs/reports/siw/race): placed, never answered.
   if (!held_.empty() && deframer_) {
-    wire::Bytes all, flushed;
-    all.swap(held_);
-    FeedFpdus(all, flushed);
+    wire::Bytes flushed;
+    FeedFpdus(std::exchange(held_, {}), flushed);
   }
   peer_closed_ = true;
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerClosed);
