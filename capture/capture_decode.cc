@@ -437,6 +437,10 @@ void DecodeConnections(const TcpReassembler& reassembler, const CaptureDecodeOpt
   for (const ReassemblyNote& n : reassembler.notes()) notes[n.connection].push_back(&n);
   for (const ReassembledConnection& c : conns) {
     if (options.connection && *options.connection != c.index) continue;
+    if (options.stop && options.stop->load() > 0) {
+      summary.interrupted = true;
+      return;
+    }
     DecodeConnection(c, notes[c.index], options, sink, summary);
   }
   if (reassembler.notes_dropped() != 0 && !options.connection) {
@@ -450,7 +454,11 @@ CaptureDecodeSummary DecodeCaptureFile(const std::string& path, const CaptureDec
                                        CaptureDecodeSink& sink) {
   CaptureDecodeSummary summary;
   TcpReassembler reassembler(options.reassembly);
-  const bool whole = ReadCaptureFile(path, [&](const TcpSegment& s) { reassembler.Add(s); }, summary.read);
+  const auto stopped = [&] { return options.stop && options.stop->load() > 0; };
+  const bool whole = ReadCaptureFile(path, [&](const TcpSegment& s) {
+    if (!stopped()) reassembler.Add(s);
+  }, summary.read);
+  summary.interrupted = stopped();
   if (!summary.read.opened || summary.read.link_type < 0 || !SupportedLinkType(summary.read.link_type)) {
     return summary;   // nothing usable: the caller reports read.error
   }

@@ -15,6 +15,7 @@
 //     its stream inside a frame, and a capture file that is cut short.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,10 @@ struct CaptureDecodeOptions {
   // false: no field trees are built (CaptureFrame::tree and the connection
   // tree stay empty), for callers that only want OnUnit (an audit).
   bool describe = true;
+  // An interrupt request (SIGINT / SIGTERM in `rdmapct replay`): once it is
+  // non-zero, segments still read are dropped and no further connection is
+  // decoded; the summary says `interrupted`.
+  const std::atomic<int>* stop = nullptr;
 };
 
 enum class IssueSeverity : uint8_t { kWarning, kError };
@@ -118,6 +123,7 @@ struct CaptureDecodeSummary {
   uint64_t frames = 0;            // frames reported
   uint64_t warnings = 0;
   uint64_t errors = 0;            // decoding errors (and a cut-short file)
+  bool interrupted = false;       // options.stop was set: what was reported is partial
 };
 
 // Reads, reassembles and decodes `path`.

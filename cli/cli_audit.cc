@@ -3,6 +3,7 @@
 // requirement id in the catalog (requirements.tsv).
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_interrupt.h"
 #include "cli/cli_replay.h"
 #include "cli/commands.h"
 #include "conformance/catalog.h"
@@ -124,6 +125,8 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   replay::AuditOptions options;
   options.profile = cmd.profile;
   options.connection = cmd.connection;
+  InterruptScope interrupt("rdmapct replay");
+  options.stop = &interrupt.level();
   const AuditReport r = replay::AuditCaptureFile(cmd.file, options);
   if (!r.read.opened || !r.link_type_supported) {
     std::fprintf(err, "error: %s\n", r.read.error.c_str());
@@ -154,6 +157,10 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   if (!r.read.error.empty()) {
     std::fprintf(err, "error: %s (the audit covers the frames before it only)\n", r.read.error.c_str());
     return kExitUsage;
+  }
+  if (r.interrupted) {
+    std::fprintf(err, "rdmapct replay: INTERRUPTED, partial: the audit covers the connections above only\n");
+    return kExitInterrupted;
   }
   return r.findings.empty() ? kExitOk : kExitFail;
 }

@@ -1,16 +1,17 @@
 // `rdmapct conform` and `rdmapct --list-faults`: the glue between the flags
-// (cmd_conform.cc, cmd_faults.cc) and the library: load and validate the
-// cases (or one --script file), select them, build the target connector
-// (targets::MakeConnector), run them (conformance::RunCases), print the
-// console report with a live line per case, and write the JSON / JUnit /
-// HTML reports and the pcap captures (every case with --pcap-dir, else the
-// failing ones into rdmapct-failures/); or print the requirement coverage.
+// (cmd_conform.cc, cmd_faults.cc) and conformance::Certify
+// (conformance/certify.h), which loads, selects and runs the cases and
+// writes the reports and captures. This file only prints: the live line per
+// case, the console report, every problem Certify names; and maps the
+// CertifyResult to an exit status. --list and --coverage print the
+// selection or the requirement coverage instead of running.
 //
 // Exit status (conformance::ExitStatus): 0 every case passed, warned or was
 // skipped; 1 a case failed (a MUST-level expectation missed); 2 usage
 // errors (bad flags, unknown fault, invalid case files, an empty
 // selection, an unwritable report path) and target errors (unreachable,
-// run aborted, cases in error).
+// run aborted, cases in error); 130 interrupted (SIGINT / SIGTERM: the
+// reports hold the verdicts so far, marked partial).
 #pragma once
 
 #include <cstdio>
@@ -19,32 +20,30 @@
 #include <vector>
 
 #include "conformance/case_loader.h"
+#include "conformance/certify.h"
 #include "reference/wire/profile.h"
 
 namespace rdmapct::cli {
 
-struct ConformCommand {
-  std::string target = "reference";            // --target URI (targets/target_uri.h)
-  wire::Profile profile = wire::Profile::kRfc5040;
-  conformance::CaseFilter filter;              // --case, --section, --doc, --level, --tag
-  std::vector<std::string> faults;             // --fault NAME (reference target only)
+// The run itself is conformance::CertifyOptions (target, profile,
+// selection, faults, reports, captures); the rest is what only the console
+// needs.
+struct ConformCommand : conformance::CertifyOptions {
   bool list = false;                           // --list: print the selection, run nothing
   bool coverage = false;                       // --coverage: requirement coverage, run nothing
-  bool verbose = false;                        // -v: steps and frames of every case
-  bool keep_going = false;                     // never stop early on connection failures
-  int jobs = 1;
-  std::optional<int> timeout_ms;               // --timeout: default wait of an expectation
-  int pause_after_reply_ms = 0;                // --pause-after-reply: quiet before the first FPDU
-  std::vector<std::string> quirks;             // --quirk: diagnostic readings of known target bugs
-  std::string cases_dir;                       // --cases-dir; empty: the compiled-in tree
-  std::vector<std::string> scripts;            // --script FILE: run these files' cases instead
-  std::string json_file, junit_file, report_file, pcap_dir;
-  std::string tool_version;                    // for reports
   // Colour on the console: nullopt = when `out` is a terminal and NO_COLOR is unset.
   std::optional<bool> color;
 };
 
-int RunConform(const ConformCommand& cmd, std::FILE* out, std::FILE* err);
+// Runs the command and prints; `result`, if given, receives what Certify
+// returned, for drivers that act on the verdicts (replay --against, fuzz
+// reproducers) rather than on the exit status. SIGINT / SIGTERM during the
+// run interrupt it (cli_interrupt.h).
+int RunConform(const ConformCommand& cmd, std::FILE* out, std::FILE* err,
+               conformance::CertifyResult* result = nullptr);
+
+// The exit status of a Certify call (0, 1, 2 or 130 as above).
+int ConformExitStatus(const conformance::CertifyResult& r);
 
 // Every fault switch of the reference target: name, description, the
 // requirement ids it violates.

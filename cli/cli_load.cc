@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 #include "targets/target_uri.h"
 
@@ -22,10 +23,14 @@ int RunLoadCommand(const LoadCommand& cmd, std::FILE* out, std::FILE* err) {
     std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
     return kExitUsage;
   }
-  const targets::LoadResult r = targets::RunLoad(*connector, cmd.options);
+  InterruptScope interrupt("rdmapct load");
+  targets::LoadOptions options = cmd.options;
+  options.stop = &interrupt.level();
+  const targets::LoadResult r = targets::RunLoad(*connector, options);
   // A run that failed before any connection ended cleanly has no figures.
+  const char* partial = interrupt.interrupted() ? "INTERRUPTED, partial: " : "";
   if (r.ok() || r.connections > 0) {
-    std::fprintf(out, "%s%s\n", kPrefix, targets::DescribeLoad(cmd.options, r).c_str());
+    std::fprintf(out, "%s%s%s\n", kPrefix, partial, targets::DescribeLoad(cmd.options, r).c_str());
     std::fflush(out);
   }
   if (r.crc && *r.crc != cmd.options.crc) {
@@ -34,9 +39,9 @@ int RunLoadCommand(const LoadCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   if (!r.ok()) {
     std::fprintf(err, "%serror: %s\n", kPrefix, r.error.c_str());
-    return kExitUsage;
+    return interrupt.interrupted() ? kExitInterrupted : kExitUsage;
   }
-  return kExitOk;
+  return interrupt.interrupted() ? kExitInterrupted : kExitOk;
 }
 
 }  // namespace rdmapct::cli

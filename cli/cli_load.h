@@ -9,7 +9,9 @@
 //
 // Exit status: 0 a clean run; 2 bad flags, an unreachable target, or any
 // error during the run (a Terminate, an unexpected frame or Event Record,
-// an early close, a timeout).
+// an early close, a timeout); 130 interrupted (SIGINT / SIGTERM: no new
+// message is sent, the connections close, and the line says
+// "INTERRUPTED, partial:" before the figures of what was carried).
 #pragma once
 
 #include <cstdio>

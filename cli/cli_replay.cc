@@ -7,6 +7,7 @@
 
 #include "capture/capture_decode.h"
 #include "cli/cli_decode.h"
+#include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 
 namespace rdmapct::cli {
@@ -128,6 +129,8 @@ int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   capture::CaptureDecodeOptions options;
   options.profile = cmd.profile;
   options.connection = cmd.connection;
+  InterruptScope interrupt("rdmapct replay");
+  options.stop = &interrupt.level();
   std::unique_ptr<ReplaySink> sink;
   JsonSink* json = nullptr;
   if (cmd.json) {
@@ -158,6 +161,10 @@ int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   sink->Finish(s);
   std::fflush(out);
   if (!s.read.error.empty()) std::fprintf(err, "error: %s\n", s.read.error.c_str());
+  if (s.interrupted) {
+    std::fprintf(err, "rdmapct replay: INTERRUPTED, partial: the frames above are those decoded before the signal\n");
+    return kExitInterrupted;
+  }
   return s.errors == 0 ? kExitOk : kExitFail;
 }
 

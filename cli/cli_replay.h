@@ -24,7 +24,8 @@ struct ReplayCommand {
 // Frames go to `out`; "warning: ..." and "error: ..." lines to `err`.
 // Returns kExitOk; kExitFail when a decoding error was found or the file
 // is cut short (everything before is printed first); kExitUsage when the
-// file cannot be read at all or --connection names no connection.
+// file cannot be read at all or --connection names no connection;
+// kExitInterrupted after SIGINT / SIGTERM (what was decoded is printed).
 int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err);
 
 // `rdmapct replay FILE --audit` (cli_audit.cc): replay::AuditCaptureFile,

@@ -44,11 +44,18 @@ constexpr const char* kConformHelp =
     "Wireshark and tshark decode as iWARP (MPA, DDP, RDMAP). A case that fails or\n"
     "ends in an error after exchanging frames always gets one: without --pcap-dir in\n"
     "rdmapct-failures/ next to the first of --report, --json, --junit, else in the\n"
-    "current directory. The console names the file.\n"
+    "current directory (--failure-pcap-dir DIR: in DIR). The console and every report\n"
+    "name the file.\n"
+    "\n"
+    "Interrupts: the first Ctrl-C (SIGINT) or SIGTERM finishes the cases in flight and\n"
+    "starts no more, the second abandons them, a third exits at once. The console and\n"
+    "every requested report are still written, with the verdicts so far, marked\n"
+    "\"INTERRUPTED, partial\" and listing the cases not run.\n"
     "\n"
     "Exit status: 0 every case passed, warned or was skipped; 1 a case failed (a\n"
     "MUST-level expectation missed); 2 bad flags, invalid case files, an empty\n"
-    "selection, an unreachable target, an aborted run or a case in error.\n"
+    "selection, an unreachable target, an aborted run or a case in error;\n"
+    "130 interrupted (SIGINT or SIGTERM).\n"
     "\n"
     "Example: rdmapct conform --target reference --report report.html --junit junit.xml";
 
@@ -90,6 +97,9 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
       ->allow_extra_args(false);
   sub->add_flag("-v,--verbose", c.verbose, "every step and frame of every case");
   sub->add_option("--pcap-dir", c.pcap_dir, "write one pcap capture per case into DIR (created if missing)");
+  sub->add_option("--failure-pcap-dir", c.failure_pcap_dir,
+                  "without --pcap-dir: write the captures of failing cases into DIR (default: rdmapct-failures/ "
+                  "next to the first report)");
   sub->add_option("--junit", c.junit_file, "write a JUnit XML report");
   sub->add_option("--json", c.json_file, "write the JSON report (with --coverage: the coverage)");
   sub->add_option("--report", c.report_file, "write the HTML certification report");
@@ -110,6 +120,9 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
     }
     if (timeout->count() > 0) cmd.timeout_ms = st->timeout;
     if (cmd.list && cmd.coverage) throw CLI::ValidationError("conform", "--list and --coverage exclude each other");
+    if (!cmd.pcap_dir.empty() && !cmd.failure_pcap_dir.empty()) {
+      throw CLI::ValidationError("conform", "--pcap-dir and --failure-pcap-dir exclude each other");
+    }
     if (!cmd.scripts.empty() && !cmd.cases_dir.empty()) {
       throw CLI::ValidationError("conform", "--script and --cases-dir exclude each other");
     }

@@ -24,7 +24,10 @@ constexpr const char* kLoadHelp =
     "Terminate, an unexpected frame or a timeout (--timeout) is an error.\n"
     "\n"
     "Output: one line, messages/s and MB/s (10^6 octets of payload per second).\n"
-    "Exit status: 0 a clean run; 2 bad flags, an unreachable target or an error.\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops sending; the connections close as usual and\n"
+    "the line, marked \"INTERRUPTED, partial:\", gives the figures of what they carried.\n"
+    "Exit status: 0 a clean run; 2 bad flags, an unreachable target or an error;\n"
+    "130 interrupted.\n"
     "\n"
     "Example: rdmapct serve --listen 127.0.0.1:4791 --crc optional --quiet &\n"
     "         rdmapct load --target tcp://127.0.0.1:4791 --op send --crc off --connections 4";

@@ -45,6 +45,10 @@ constexpr const char* kReplayHelp =
     "target and reports every step where its answers differ from the capture's.\n"
     "STags and offsets are sent as captured (not remapped).\n"
     "\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops reading and decoding: what was printed stays,\n"
+    "stderr says \"INTERRUPTED, partial\", and the exit status is 130 (--against: as\n"
+    "`conform`, the reports marked partial).\n"
+    "\n"
     "Examples: rdmapct replay pcaps/rfc5040_7.2_read-req-invalid-src-stag.pcap --decode\n"
     "          rdmapct replay pcaps/audit_violations.pcap --audit";
 

@@ -19,6 +19,7 @@ void RegisterConform(CLI::App& app, std::function<int()>& run);
 void RegisterServe(CLI::App& app, std::function<int()>& run);
 void RegisterLoad(CLI::App& app, std::function<int()>& run);
 void RegisterFuzz(CLI::App& app, std::function<int()>& run);
+void RegisterReport(CLI::App& app, std::function<int()>& run);
 // `rdmapct --list-faults` (a top-level flag) and `rdmapct faults`.
 void RegisterListFaults(CLI::App& app, std::function<int()>& run);
 

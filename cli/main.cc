@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   RegisterServe(app, run);
   RegisterLoad(app, run);
   RegisterFuzz(app, run);
+  RegisterReport(app, run);
   RegisterListFaults(app, run);
   try {
     app.parse(argc, argv);

@@ -37,6 +37,10 @@ struct ReportContext {
   // Case id -> the capture file written for it (report_pcap.h), so a
   // failure block can name it; empty when no capture was written.
   std::map<std::string, std::string> pcap_files;
+  // The directory of the file being rendered, so that links to captures
+  // are relative to it (an HTML report and its rdmapct-failures/ travel
+  // together); empty: paths as written.
+  std::filesystem::path link_base;
 };
 
 // "rdmapct conform --target reference --profile rfc5040 --case 'rfc5040/7.2/x' -v"

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "conformance/report_summary.h"
+
 namespace rdmapct::conformance {
 namespace {
 
@@ -107,6 +109,15 @@ std::string DecidingBlock(const CaseResult& c, std::string_view indent) {
   return out;
 }
 
+// "  failed (2):" and one id a line, so a CI log shows what to look at
+// above the Result line; nothing when there is none.
+std::string CaseIdList(std::string_view what, const std::vector<std::string>& ids) {
+  if (ids.empty()) return {};
+  std::string out = fmt::format("  {} ({}):\n", what, ids.size());
+  for (const std::string& id : ids) out += "    " + SanitizeUtf8(id) + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string RenderCaseLine(const CaseResult& c, ConsoleStyle style) {
@@ -170,9 +181,14 @@ std::string RenderConsoleSummary(const RunResult& run, ConsoleStyle style) {
   const Counts total = CountVerdicts(run.cases);
   out += fmt::format("  {:<12} {}\n", "total", CountsText(total));
   if (run.aborted) out += "  run aborted: " + SanitizeUtf8(run.abort_reason) + "\n";
+  out += CaseIdList("failed", CaseIds(run, Verdict::kFail));
+  out += CaseIdList("in error", CaseIds(run, Verdict::kError));
+  out += CaseIdList("warned", CaseIds(run, Verdict::kWarn));
+  out += "  certification " + SanitizeUtf8(AssessCompleteness(run).statement) + "\n";
   const int status = ExitStatus(run);
   std::string result;
-  if (status == kExitFail) result = fmt::format("FAIL: {} case(s) missed a MUST-level expectation", total.fail);
+  if (status == kExitInterrupted) result = InterruptedMarker(run) + " (the verdicts so far)";
+  else if (status == kExitFail) result = fmt::format("FAIL: {} case(s) missed a MUST-level expectation", total.fail);
   else if (status == kExitError) result = "ERROR: the target could not be judged (run aborted or cases in error)";
   else result = total.warn > 0 ? fmt::format("PASS with {} warning(s)", total.warn) : "PASS";
   out += fmt::format("Result: {} (exit status {})\n", result, status);
@@ -182,6 +198,7 @@ std::string RenderConsoleSummary(const RunResult& run, ConsoleStyle style) {
 std::string RenderConsoleReport(const RunResult& run, const ReportContext& ctx, ConsoleStyle style) {
   std::string out = fmt::format("rdmapct conform: target {}, profile {}, {} case(s), {}\n", SanitizeUtf8(run.target),
                                 run.profile, run.cases.size(), IsoTime(run.start));
+  if (run.interrupted) out += "  " + InterruptedMarker(run) + "\n";
   for (const std::string& info : run.target_info) out += "  " + SanitizeUtf8(info) + "\n";
   for (const DocumentGroup& d : GroupCases(run)) {
     for (const SectionGroup& s : d.sections) {

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "conformance/report_console.h"
+#include "conformance/report_summary.h"
 
 namespace rdmapct::conformance {
 namespace {
@@ -54,6 +55,7 @@ std::string MetaRow(std::string_view name, std::string_view value_html) {
 std::string OverallText(const RunResult& run) {
   const Counts c = CountVerdicts(run.cases);
   switch (ExitStatus(run)) {
+    case kExitInterrupted: return InterruptedMarker(run) + ": the verdicts below are those of the cases that ran.";
     case kExitFail: return fmt::format("{} case(s) missed a MUST-level expectation.", c.fail);
     case kExitError: return "The target could not be judged: the run was aborted or cases ended in an error.";
     default:
@@ -61,12 +63,19 @@ std::string OverallText(const RunResult& run) {
   }
 }
 
+std::string NotRunList(const RunResult& run) {
+  std::string out = E(InterruptedMarker(run));
+  for (const std::string& id : run.not_run) out += "<br><code>" + E(id) + "</code>";
+  return out;
+}
+
 std::string Header(const RunResult& run, const ReportContext& ctx) {
   const Counts c = CountVerdicts(run.cases);
   std::string out = "<header>\n<h1>iWARP RDMAP conformance report</h1>\n";
   const Verdict overall = ExitStatus(run) == kExitPass ? (c.warn ? Verdict::kWarn : Verdict::kPass)
                           : ExitStatus(run) == kExitFail ? Verdict::kFail : Verdict::kError;
-  out += fmt::format("<p class=\"overall\">{} {}</p>\n", Badge(overall), E(OverallText(run)));
+  const std::string badge = run.interrupted ? "<span class=\"v v-error\">INTERRUPTED</span>" : Badge(overall);
+  out += fmt::format("<p class=\"overall\">{} {}</p>\n", badge, E(OverallText(run)));
   out += "<table class=\"meta\">\n";
   out += MetaRow("Target", E(run.target));
   if (!ctx.target_arg.empty()) out += MetaRow("--target", "<code>" + E(ctx.target_arg) + "</code>");
@@ -77,13 +86,43 @@ std::string Header(const RunResult& run, const ReportContext& ctx) {
   out += MetaRow("Cases", E(fmt::format("{} run: {} pass, {} warn, {} fail, {} skip, {} error", c.total(), c.pass,
                                         c.warn, c.fail, c.skip, c.error)));
   out += MetaRow("Exit status", E(std::to_string(ExitStatus(run))));
+  out += MetaRow("Certification", E(AssessCompleteness(run).statement));
   if (run.aborted) out += MetaRow("Run aborted", E(run.abort_reason));
+  if (run.interrupted) out += MetaRow("Not run (interrupted)", NotRunList(run));
   if (!run.target_info.empty()) {
     std::string info;
     for (const std::string& line : run.target_info) info += E(line) + "<br>";
     out += MetaRow("Target says", info);
   }
   return out + "</table>\n</header>\n";
+}
+
+// The capture of a case as a link relative to the page.
+std::string CaptureLink(const CaseResult& c, const ReportContext& ctx) {
+  const std::string pcap = PcapFile(ctx, c.id);
+  if (pcap.empty()) return {};
+  return fmt::format("<a href=\"{}\">{}</a>", E(RelativeHref(pcap, ctx.link_base)), E(pcap));
+}
+
+// Right under the header, before any table: every case a reader must look
+// at, failures first, with its reason and capture.
+std::string Attention(const RunResult& run, const ReportContext& ctx) {
+  const std::vector<const CaseResult*> cases = [&] {
+    std::vector<const CaseResult*> all;
+    for (Verdict v : {Verdict::kFail, Verdict::kError, Verdict::kWarn}) {
+      for (const CaseResult* c : CasesWith(run, {v})) all.push_back(c);
+    }
+    return all;
+  }();
+  std::string out = "<section id=\"attention\">\n<h2>Failing and warning cases</h2>\n";
+  if (cases.empty()) return out + "<p>None: no case failed, ended in an error or warned.</p>\n</section>\n";
+  out += "<table>\n<tr><th>Verdict</th><th>Case</th><th>Level</th><th>Reason</th><th>Capture</th></tr>\n";
+  for (const CaseResult* c : cases) {
+    out += fmt::format("<tr><td>{}</td><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                       Badge(c->verdict), Anchor(*c), E(c->id), E(LevelLabel(c->level)), E(c->reason),
+                       CaptureLink(*c, ctx));
+  }
+  return out + "</table>\n</section>\n";
 }
 
 std::string LevelCell(const DocumentGroup& d, proto::Level level) {
@@ -181,6 +220,7 @@ std::string Finding(const RunResult& run, const CaseResult& c, const ReportConte
   out += "<table class=\"meta\">\n" + MetaRow("Level", E(LevelLabel(c.level)));
   if (!c.reason.empty()) out += MetaRow("Reason", E(c.reason));
   for (const std::string& m : c.messages) out += MetaRow("Note", E(m));
+  if (std::string link = CaptureLink(c, ctx); !link.empty()) out += MetaRow("Capture (pcap)", link);
   out += "</table>\n" + RequirementsBlock(c, ctx);
   if (c.deciding_step >= 0 && static_cast<std::size_t>(c.deciding_step) < c.steps.size()) {
     const StepResult& s = c.steps[static_cast<std::size_t>(c.deciding_step)];
@@ -229,12 +269,15 @@ std::string AllCases(const RunResult& run) {
 
 }  // namespace
 
+std::string_view HtmlReportStyle() { return kStyle; }
+
 std::string RenderHtmlReport(const RunResult& run, const ReportContext& ctx) {
   const std::vector<DocumentGroup> docs = GroupCases(run);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += fmt::format("<title>rdmapct conformance report: {} ({})</title>\n", E(run.target), E(run.profile));
   out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
   out += Header(run, ctx);
+  out += Attention(run, ctx);
   out += DocumentTable(docs);
   out += SectionTable(docs);
   out += Findings(run, ctx);

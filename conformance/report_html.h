@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "conformance/report_common.h"
 #include "conformance/result.h"
@@ -21,5 +22,9 @@
 namespace rdmapct::conformance {
 
 std::string RenderHtmlReport(const RunResult& run, const ReportContext& ctx);
+
+// The report's inline CSS (verdict badges .v .v-pass ... .v-none, tables),
+// for other pages that show verdicts the same way (report_compare.h).
+std::string_view HtmlReportStyle();
 
 }  // namespace rdmapct::conformance

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/report_summary.h"
+
 namespace rdmapct::conformance {
 namespace {
 
@@ -56,11 +58,18 @@ Json FrameJson(const FrameRecord& f, std::size_t index) {
               {"detail", f.detail}};
 }
 
+// Frames make most of a report's size and matter only where a case did not
+// pass: a passing or skipped case keeps them only with --verbose.
+bool KeepsFrames(const CaseResult& c, const ReportContext& ctx) {
+  return ctx.verbose || (c.verdict != Verdict::kPass && c.verdict != Verdict::kSkip);
+}
+
 Json CaseJson(const RunResult& run, const CaseResult& c, const ReportContext& ctx) {
   Json steps = Json::array();
   for (const StepResult& s : c.steps) steps.push_back(StepJson(s));
   Json frames = Json::array();
-  for (std::size_t i = 0; i < c.frames.size(); ++i) frames.push_back(FrameJson(c.frames[i], i));
+  const bool keep = KeepsFrames(c, ctx);
+  for (std::size_t i = 0; keep && i < c.frames.size(); ++i) frames.push_back(FrameJson(c.frames[i], i));
   return Json{{"id", c.id},
               {"title", c.title},
               {"document", c.document},
@@ -77,6 +86,8 @@ Json CaseJson(const RunResult& run, const CaseResult& c, const ReportContext& ct
               {"choices", ChoicesJson(c.choices)},
               {"steps", steps},
               {"frames", frames},
+              {"frames_omitted", keep ? 0 : c.frames.size()},
+              {"pcap", PcapFile(ctx, c.id)},
               {"reproduce", ReproduceCommand(ctx, run, c)}};
 }
 
@@ -99,6 +110,17 @@ Json SummaryJson(const RunResult& run) {
   return docs;
 }
 
+Json CompletenessJson(const RunResult& run) {
+  const Completeness c = AssessCompleteness(run);
+  Json lacking = Json::array();
+  for (const auto& [what, n] : c.lacking) lacking.push_back(Json{{"capability", what}, {"cases", n}});
+  return Json{{"complete", c.complete},
+              {"statement", c.statement},
+              {"capability_skips", c.capability_skips},
+              {"profile_skips", c.profile_skips},
+              {"lacking", lacking}};
+}
+
 }  // namespace
 
 std::string RenderJsonReport(const RunResult& run, const ReportContext& ctx) {
@@ -116,9 +138,16 @@ std::string RenderJsonReport(const RunResult& run, const ReportContext& ctx) {
            {"duration_us", run.duration.count()},
            {"aborted", run.aborted},
            {"abort_reason", run.abort_reason},
+           {"interrupted", run.interrupted},
+           {"partial_marker", InterruptedMarker(run)},
+           {"not_run", run.not_run},
            {"verdict", VerdictName(GroupVerdict(counts))},
            {"exit_status", ExitStatus(run)},
            {"counts", CountsJson(counts)},
+           {"completeness", CompletenessJson(run)},
+           {"failed_cases", CaseIds(run, Verdict::kFail)},
+           {"error_cases", CaseIds(run, Verdict::kError)},
+           {"warned_cases", CaseIds(run, Verdict::kWarn)},
            {"documents", SummaryJson(run)},
            {"cases", cases}};
   // Target-controlled text may hold any octets: replace ill-formed UTF-8

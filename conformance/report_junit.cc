@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "conformance/report_summary.h"
+
 namespace rdmapct::conformance {
 namespace {
 
@@ -48,6 +50,11 @@ std::string SystemOut(const RunResult& run, const CaseResult& c, const ReportCon
   if (c.verdict != Verdict::kPass && c.verdict != Verdict::kSkip) {
     out += "reproduce: " + ReproduceCommand(ctx, run, c) + "\n";
   }
+  // The capture, also in the form Jenkins' and GitLab's JUnit readers turn
+  // into an attachment.
+  if (const std::string pcap = PcapFile(ctx, c.id); !pcap.empty()) {
+    out += "pcap: " + pcap + "\n[[ATTACHMENT|" + pcap + "]]\n";
+  }
   return out;
 }
 
@@ -58,11 +65,27 @@ std::string FailureBody(const CaseResult& c) {
   return fmt::format("{}\nexpected:\n{}\nactual:\n{}", c.reason, Indent(s.expected, "  "), Indent(s.actual, "  "));
 }
 
+// An interrupted run gets one more suite whose only testcase is in error,
+// so a CI shows the run as partial whatever the verdicts so far.
+std::string InterruptedSuite(const RunResult& run) {
+  if (!run.interrupted) return {};
+  std::string not_run = "not run:";
+  for (const std::string& id : run.not_run) not_run += "\n  " + id;
+  const std::string marker = InterruptedMarker(run);
+  return "  <testsuite" + Attr("name", "rdmapct INTERRUPTED") + " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\"" +
+         Attr("timestamp", IsoTime(run.start)) + ">\n    <testcase" + Attr("classname", "rdmapct") +
+         Attr("name", "INTERRUPTED, partial") + ">\n      <error" + Attr("message", marker) + Attr("type", "interrupted") +
+         ">" + XmlEscape(not_run) + "</error>\n    </testcase>\n  </testsuite>\n";
+}
+
 std::string TestCase(const RunResult& run, const CaseResult& c, const ReportContext& ctx) {
   std::string out = "    <testcase" + Attr("classname", c.document + "." + c.section) + Attr("name", c.id) +
                     Attr("time", SecondsText(c.duration)) + ">\n";
   out += "      <properties>" "<property" + Attr("name", "verdict") + Attr("value", VerdictName(c.verdict)) + "/>";
   for (const std::string& r : c.requirements) out += "<property" + Attr("name", "requirement") + Attr("value", r) + "/>";
+  if (const std::string pcap = PcapFile(ctx, c.id); !pcap.empty()) {
+    out += "<property" + Attr("name", "pcap") + Attr("value", pcap) + "/>";
+  }
   out += "</properties>\n";
   switch (c.verdict) {
     case Verdict::kFail:
@@ -85,8 +108,13 @@ std::string TestCase(const RunResult& run, const CaseResult& c, const ReportCont
 
 std::string RenderJunitReport(const RunResult& run, const ReportContext& ctx) {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += "<testsuites" + Attr("name", "rdmapct conform " + run.profile) + CountAttrs(CountVerdicts(run.cases)) +
+  Counts totals = CountVerdicts(run.cases);
+  if (run.interrupted) ++totals.error;  // the INTERRUPTED testcase
+  const std::string marker = run.interrupted ? " (" + InterruptedMarker(run) + ")" : "";
+  out += "<testsuites" + Attr("name", "rdmapct conform " + run.profile + marker) + CountAttrs(totals) +
          Attr("time", SecondsText(run.duration)) + Attr("timestamp", IsoTime(run.start)) + ">\n";
+  out += InterruptedSuite(run);
+  const std::string certification = AssessCompleteness(run).statement;
   for (const DocumentGroup& d : GroupCases(run)) {
     for (const SectionGroup& s : d.sections) {
       out += "  <testsuite" + Attr("name", d.document + " " + s.section) + CountAttrs(s.counts) +
@@ -95,6 +123,7 @@ std::string RenderJunitReport(const RunResult& run, const ReportContext& ctx) {
       out += "<property" + Attr("name", "target") + Attr("value", run.target) + "/>";
       out += "<property" + Attr("name", "profile") + Attr("value", run.profile) + "/>";
       out += "<property" + Attr("name", "rdmapct_version") + Attr("value", ctx.tool_version) + "/>";
+      out += "<property" + Attr("name", "certification") + Attr("value", certification) + "/>";
       out += "</properties>\n";
       for (const CaseResult* c : s.cases) out += TestCase(run, *c, ctx);
       out += "  </testsuite>\n";

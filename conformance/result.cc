@@ -85,6 +85,7 @@ Counts CountVerdicts(const std::vector<CaseResult>& cases) {
 }
 
 int ExitStatus(const RunResult& run) {
+  if (run.interrupted) return kExitInterrupted;
   const Counts c = CountVerdicts(run.cases);
   if (c.fail > 0) return kExitFail;
   if (run.aborted || c.error > 0) return kExitError;

@@ -156,6 +156,12 @@ struct RunResult {
   // refused several connections in a row (RunOptions::keep_going unset).
   bool aborted = false;
   std::string abort_reason;
+  // The run was interrupted (RunOptions::stop: SIGINT / SIGTERM): `cases`
+  // holds only the cases that finished, `not_run` the ids of the selected
+  // cases that did not (abandoned in flight or never started), in
+  // selection order. The reports say "INTERRUPTED, partial".
+  bool interrupted = false;
+  std::vector<std::string> not_run;
 };
 
 // Process exit status of a run (README "Exit status"):
@@ -167,6 +173,9 @@ struct RunResult {
 inline constexpr int kExitPass = 0;
 inline constexpr int kExitFail = 1;
 inline constexpr int kExitError = 2;
+//   kExitInterrupted (130) the run was interrupted (SIGINT or SIGTERM): the
+//                  reports hold the verdicts so far, marked partial.
+inline constexpr int kExitInterrupted = 130;
 int ExitStatus(const RunResult& run);
 
 }  // namespace rdmapct::conformance

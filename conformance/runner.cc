@@ -26,6 +26,52 @@ class SerializedConnector : public targets::TargetConnector {
   std::mutex mu_;
 };
 
+// A transport that gives up at once when the run is abandoned
+// (RunOptions::stop reaches kStopAbandon): reads wait in slices of at most
+// kStopPoll, so a case waiting for a silent target notices within one.
+class StoppableTransport : public targets::Transport {
+ public:
+  static constexpr std::chrono::milliseconds kStopPoll{100};
+  StoppableTransport(std::unique_ptr<targets::Transport> inner, const std::atomic<int>& stop)
+      : inner_(std::move(inner)), stop_(stop) {}
+  targets::IoStatus Write(wire::ByteSpan bytes) override {
+    return Abandoned() ? targets::IoStatus::kError : inner_->Write(bytes);
+  }
+  targets::IoStatus Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) override {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      if (Abandoned()) return targets::IoStatus::kError;
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      const targets::IoStatus st = inner_->Read(out, max_bytes, std::clamp(left, std::chrono::milliseconds{0}, kStopPoll));
+      if (st != targets::IoStatus::kTimeout || left <= kStopPoll) return st;
+    }
+  }
+  void ShutdownWrite() override { inner_->ShutdownWrite(); }
+  void Abort() override { inner_->Abort(); }
+  std::string last_error() const override { return Abandoned() ? "abandoned: the run was interrupted" : inner_->last_error(); }
+  std::string peer() const override { return inner_->peer(); }
+
+ private:
+  bool Abandoned() const { return stop_.load() >= kStopAbandon; }
+  std::unique_ptr<targets::Transport> inner_;
+  const std::atomic<int>& stop_;
+};
+
+class StoppableConnector : public targets::TargetConnector {
+ public:
+  StoppableConnector(targets::TargetConnector& inner, const std::atomic<int>& stop) : inner_(inner), stop_(stop) {}
+  std::unique_ptr<targets::Transport> Connect(std::chrono::milliseconds timeout, std::string& error) override {
+    std::unique_ptr<targets::Transport> t = inner_.Connect(timeout, error);
+    if (!t) return t;
+    return std::make_unique<StoppableTransport>(std::move(t), stop_);
+  }
+  std::string Describe() const override { return inner_.Describe(); }
+
+ private:
+  targets::TargetConnector& inner_;
+  const std::atomic<int>& stop_;
+};
+
 CaseResult NotRun(const LoadedCase& c, const std::string& why) {
   CaseResult r;
   r.id = c.id();
@@ -45,7 +91,12 @@ class Pool {
  public:
   Pool(const std::vector<const LoadedCase*>& cases, const RunOptions& options, targets::TargetConnector& connector,
        const CaseCallback& on_case)
-      : cases_(cases), options_(options), connector_(connector), on_case_(on_case), results_(cases.size()) {}
+      : cases_(cases),
+        options_(options),
+        connector_(connector),
+        on_case_(on_case),
+        results_(cases.size()),
+        abandoned_(cases.size(), false) {}
 
   void Run(RunResult& out) {
     const int jobs = std::clamp<int>(options_.jobs, 1, std::max<int>(1, static_cast<int>(cases_.size())));
@@ -53,7 +104,12 @@ class Pool {
     for (int i = 1; i < jobs; ++i) workers.emplace_back([this] { Work(); });
     Work();
     for (std::thread& t : workers) t.join();
+    out.interrupted = Interrupted();
     for (std::size_t i = 0; i < cases_.size(); ++i) {
+      if (out.interrupted && (!results_[i] || abandoned_[i])) {
+        out.not_run.push_back(cases_[i]->id());
+        continue;
+      }
       if (!results_[i]) Finish(i, CaseRun{NotRun(*cases_[i], stop_reason_), false, false, "", {}});
       out.cases.push_back(std::move(results_[i]->result));
     }
@@ -71,7 +127,7 @@ class Pool {
   void Work() {
     while (true) {
       const std::size_t i = next_.fetch_add(1);
-      if (i >= cases_.size() || stopped_) return;
+      if (i >= cases_.size() || stopped_ || Interrupted()) return;
       CaseRun run;
       {
         // Keep Memory and outcome cases need "the previous
@@ -80,7 +136,7 @@ class Pool {
         std::optional<std::shared_lock<std::shared_mutex>> shared;
         if (NeedsExclusiveTarget(cases_[i]->proto)) exclusive.emplace(target_mu_);
         else shared.emplace(target_mu_);
-        if (stopped_) return;
+        if (stopped_ || Interrupted()) return;
         run = RunCase(*cases_[i], connector_, options_.session);
       }
       Finish(i, std::move(run));
@@ -99,13 +155,18 @@ class Pool {
       consecutive_failures_ = 0;
     }
     if (target_info_.empty()) target_info_ = run.target_info;
+    // A case still in flight when the run was abandoned was cut short: its
+    // verdict says nothing about the target.
+    abandoned_[i] = options_.stop && options_.stop->load() >= kStopAbandon;
     results_[i] = std::move(run);
     // Deliver in selection order: everything up to the first unfinished case.
     while (delivered_ < results_.size() && results_[delivered_]) {
-      if (on_case_) on_case_(results_[delivered_]->result, delivered_, results_.size());
+      if (on_case_ && !abandoned_[delivered_]) on_case_(results_[delivered_]->result, delivered_, results_.size());
       ++delivered_;
     }
   }
+
+  bool Interrupted() const { return options_.stop && options_.stop->load() >= kStopFinish; }
 
   void Stop(const std::string& why) {
     stopped_ = true;
@@ -117,6 +178,7 @@ class Pool {
   targets::TargetConnector& connector_;
   const CaseCallback& on_case_;
   std::vector<std::optional<CaseRun>> results_;
+  std::vector<bool> abandoned_;
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> stopped_{false};
   std::string stop_reason_;
@@ -145,7 +207,10 @@ RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions
   RunOptions opts = options;
   opts.session.profile = options.profile;
   SerializedConnector serialized(connector);
-  Pool pool(cases, opts, serialized, on_case);
+  std::optional<StoppableConnector> stoppable;
+  if (options.stop) stoppable.emplace(serialized, *options.stop);
+  targets::TargetConnector& used = stoppable ? static_cast<targets::TargetConnector&>(*stoppable) : serialized;
+  Pool pool(cases, opts, used, on_case);
   pool.Run(out);
   out.counts = CountVerdicts(out.cases);
   out.duration = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - began);

@@ -10,6 +10,7 @@
 // target speaking an unknown test-ULP major version ends it at once.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -30,7 +31,16 @@ struct RunOptions {
   SessionOptions session;            // timeouts and bounds; its profile is set from `profile`
   int max_consecutive_connect_failures = 3;
   bool keep_going = false;           // never stop early for connection failures
+  // An interrupt request, read while the run goes (a signal handler sets
+  // it): kStopFinish starts no further case and lets the cases in flight
+  // finish; kStopAbandon also cuts the cases in flight short (their
+  // transports fail at once) and reports them as not run. The result is
+  // then `interrupted`, with the cases not run listed in `not_run`.
+  const std::atomic<int>* stop = nullptr;
 };
+
+inline constexpr int kStopFinish = 1;
+inline constexpr int kStopAbandon = 2;
 
 // Called once per case, in selection order (not completion order), as soon
 // as the case and every case before it have finished; `index` is 0-based.

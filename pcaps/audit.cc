@@ -473,6 +473,7 @@ capture::CaptureDecodeOptions DecodeOptions(const AuditOptions& options) {
   o.connection = options.connection;
   o.reassembly = options.reassembly;
   o.describe = false;
+  o.stop = options.stop;
   return o;
 }
 
@@ -494,6 +495,7 @@ AuditReport AuditCaptureFile(const std::string& path, const AuditOptions& option
   report.link_type_supported = summary.read.link_type >= 0 && capture::SupportedLinkType(summary.read.link_type);
   report.tcp_connections = summary.connections;
   report.connection_missing = summary.connection_missing;
+  report.interrupted = summary.interrupted;
   return report;
 }
 

@@ -29,6 +29,7 @@
 // known and checked. This layer does no printing; the CLI prints.
 #pragma once
 
+#include <atomic>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -44,6 +45,7 @@ struct AuditOptions {
   wire::Profile profile = wire::Profile::kCommit;
   std::optional<std::size_t> connection;   // audit only this connection
   capture::ReassemblyOptions reassembly;
+  const std::atomic<int>* stop = nullptr;  // capture::CaptureDecodeOptions::stop
 };
 
 // One protocol violation.
@@ -80,6 +82,7 @@ struct AuditReport {
   std::vector<capture::CaptureIssue> issues;   // the capture layer's warnings and errors
   uint64_t octets = 0;                // stream octets of the audited connections
   uint64_t segments = 0;              // ULPDUs audited
+  bool interrupted = false;           // options.stop was set: the audit covers part of the capture
 };
 
 // Reads `path` and audits every iWARP connection in it.

@@ -68,7 +68,10 @@ struct Shared {
   std::mutex mu;
   LoadResult result;  // under mu
 
-  bool Stopped() const { return stop.load(std::memory_order_relaxed) || Clock::now() >= deadline; }
+  bool Stopped() const {
+    return stop.load(std::memory_order_relaxed) || Clock::now() >= deadline ||
+           (options.stop && options.stop->load(std::memory_order_relaxed) > 0);
+  }
   bool Exhausted() const {
     return options.max_messages != 0 && claimed.load(std::memory_order_relaxed) >= options.max_messages;
   }

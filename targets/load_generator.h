@@ -35,6 +35,7 @@
 // send(), not in CRC-32C: the figures are the target's.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +67,10 @@ struct LoadOptions {
   std::size_t mulpdu = 0;
   std::chrono::milliseconds io_timeout{5000};
   wire::Profile profile = wire::Profile::kRfc5040;  // to decode what the target sends
+  // An interrupt request (SIGINT / SIGTERM in `rdmapct load`): once it is
+  // non-zero no new message is sent, as if the duration had run out; the
+  // connections close as usual, so what they carried is still counted.
+  const std::atomic<int>* stop = nullptr;
 };
 
 struct LoadResult {

@@ -321,7 +321,7 @@ TEST(ConformPcapTshark, WiresharkDecodesWhatRdmapctReported) {
   }
   const fs::path dir = Fresh("tshark");
   const Outcome r =
-      Rdmapct("conform --target reference --case 'rfc5040/7.2/*' --pcap-dir caps --json run.json", dir);
+      Rdmapct("conform --target reference --case 'rfc5040/7.2/*' --pcap-dir caps --json run.json -v", dir);
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const nlohmann::json j = nlohmann::json::parse(ReadFile(dir / "run.json"));
   ASSERT_FALSE(j["cases"].empty());

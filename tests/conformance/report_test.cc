@@ -392,6 +392,7 @@ TEST_F(ReportTest, JsonHasTheWholeResult) {
 }
 
 TEST_F(ReportTest, JsonReplacesIllFormedUtf8FromTheTarget) {
+  ctx_.verbose = true;  // case 0 passes: its frames are in the JSON only with --verbose
   run_.cases[0].frames.push_back(FrameRecord{});
   run_.cases[0].frames.back().summary = "garbage \xff\xfe";
   const nlohmann::json j = nlohmann::json::parse(RenderJsonReport(run_, ctx_));
@@ -434,6 +435,16 @@ TEST_F(ReportTest, JsonReplacesIllFormedUtf8FromTheTarget) {
   }
   if (!stack.empty()) return ::testing::AssertionFailure() << "<" << stack.back() << "> never closed";
   return ::testing::AssertionSuccess();
+}
+
+TEST_F(ReportTest, JunitOfAnInterruptedRunIsWellFormedAndCountsTheMarker) {
+  run_.interrupted = true;
+  run_.not_run = {"rfc5040/9/a&b"};
+  ctx_.pcap_files["rfc5040/7.2/write-to-read-only-region"] = "out/<x>.pcap";
+  const std::string xml = RenderJunitReport(run_, ctx_);
+  EXPECT_TRUE(WellFormedXml(xml));
+  EXPECT_THAT(xml, HasSubstr("tests=\"7\" failures=\"1\" errors=\"2\""));  // 6 cases + the marker
+  EXPECT_THAT(xml, HasSubstr("rfc5040/9/a&amp;b"));
 }
 
 TEST_F(ReportTest, JunitCountsAndMapping) {
