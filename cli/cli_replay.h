@@ -46,7 +46,8 @@ int RunReplayAsCase(const ReplayCommand& cmd, const std::string& out_file, std::
 // `rdmapct replay FILE --against URI [--side initiator]`: the same script,
 // run at once by the conformance runner against the target (RunConform with
 // -v), so every step where the target's answers differ from the capture's
-// is reported. Exit status as `conform`.
+// is reported; a last line, read from the CertifyResult, says whether the
+// target answered as in the capture. Exit status as `conform`.
 int RunReplayAgainst(const ReplayCommand& cmd, const std::string& target, std::FILE* out, std::FILE* err);
 
 }  // namespace rdmapct::cli

@@ -55,7 +55,13 @@ int RunReplayAgainst(const ReplayCommand& cmd, const std::string& target, std::F
   c.scripts = {script.string()};
   c.verbose = true;
   c.color = false;
-  return RunConform(c, out, err);   // the script stays, for the "reproduce:" line
+  conformance::CertifyResult result;
+  const int status = RunConform(c, out, err, &result);   // the script stays, for the "reproduce:" line
+  if (result.judged()) {
+    std::fprintf(out, "replay: %s\n", result.failed() ? "the target's answers differ from the capture's (FAIL above)"
+                                                      : "the target answered as in the capture");
+  }
+  return status;
 }
 
 }  // namespace rdmapct::cli

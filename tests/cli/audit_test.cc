@@ -218,12 +218,14 @@ TEST(ReplayAgainst, SamplesReplayAgainstTheReference) {
     const Outcome r = Rdmapct(std::string("replay pcaps/") + name + ".pcap --profile rfc5040 --against reference");
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     EXPECT_THAT(r.out, HasSubstr("Result: PASS"));
+    EXPECT_THAT(r.out, HasSubstr("\nreplay: the target answered as in the capture\n"));
   }
   const Outcome bad = Rdmapct(
       "replay pcaps/rfc5040_7.2_read-req-invalid-src-stag.pcap --profile rfc5040 --against "
       "'reference?fault=wrong-terminate-code'");
   EXPECT_EQ(bad.status, 1) << bad.out;
   EXPECT_THAT(bad.out, HasSubstr("not in the accept-set"));
+  EXPECT_THAT(bad.out, HasSubstr("\nreplay: the target's answers differ from the capture's (FAIL above)\n"));
   // No handshake, no Initiator: a clear error.
   EXPECT_EQ(Rdmapct("replay pcaps/no-such-file.pcap --as-case /dev/null").status, 2);
 }
