@@ -17,6 +17,9 @@ static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a
 char g_finish_line[256];
 char g_abandon_line[256];
 struct sigaction g_old_int, g_old_term;
+// Scopes may nest (a fuzz campaign replaying a reproducer through conform):
+// the outermost one owns the handlers and the level.
+int g_depth = 0;
 
 void Write(const char* line) {
   const ssize_t ignored = ::write(STDERR_FILENO, line, std::strlen(line));
@@ -33,6 +36,7 @@ extern "C" void OnInterrupt(int) {
 }  // namespace
 
 InterruptScope::InterruptScope(const char* command) {
+  if (g_depth++ > 0) return;
   g_level = 0;
   std::snprintf(g_finish_line, sizeof g_finish_line,
                 "\n%s: interrupted: finishing the work in flight, then writing the reports (again to abandon it)\n",
@@ -48,6 +52,7 @@ InterruptScope::InterruptScope(const char* command) {
 }
 
 InterruptScope::~InterruptScope() {
+  if (--g_depth > 0) return;
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
 }

@@ -6,7 +6,10 @@
 // then write every report, marked partial), the second to kStopAbandon
 // (cut what is in flight short too), and a third exits at once with
 // status 130. Each signal prints one line on stderr so the user knows
-// what happens. The previous handlers come back when the scope ends.
+// what happens. The previous handlers come back when the scope ends. A
+// scope inside another (a driver that runs conform as one of its steps)
+// shares the outer one's handlers and level. Not thread-safe: scopes are
+// made on the main thread.
 #pragma once
 
 #include <atomic>
