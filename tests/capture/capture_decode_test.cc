@@ -6,6 +6,7 @@
 // a frame, a lost Reply, a non-iWARP connection and the connection filter.
 #include "capture/capture_decode.h"
 
+#include <atomic>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -179,6 +180,25 @@ TEST(CaptureDecode, HandshakeAndFpdusEachWithItsCaptureFrame) {
 }
 
 // REQ R5044-7.1.1-06 R5044-7.1.1-07: Markers go towards the side that asked.
+// `rdmapct replay` interrupted (SIGINT / SIGTERM): a stop request set
+// before decoding leaves nothing decoded and says so; without one the same
+// capture decodes.
+TEST(CaptureDecode, AStopRequestStopsDecodingAndMarksTheSummaryInterrupted) {
+  TcpConnection c;
+  c.events = {Data(Sender::kClient, Request(true, false)), Data(Sender::kServer, Reply(false, false)),
+              Data(Sender::kClient, Fpdus(1, {10}, false)), Fin(Sender::kClient), Fin(Sender::kServer)};
+  std::atomic<int> stop{1};
+  CaptureDecodeOptions options;
+  options.stop = &stop;
+  const Decoded stopped = DecodeWritten("stopped", {c}, {}, 0, options);
+  EXPECT_TRUE(stopped.summary.interrupted);
+  EXPECT_TRUE(stopped.rec.frames.empty());
+  stop = 0;
+  const Decoded whole = DecodeWritten("not-stopped", {c}, {}, 0, options);
+  EXPECT_FALSE(whole.summary.interrupted);
+  EXPECT_FALSE(whole.rec.frames.empty());
+}
+
 TEST(CaptureDecode, MarkersFollowTheReceiversMBit) {
   TcpConnection c;
   const Bytes to_server = Fpdus(1, {600, 40}, false);
