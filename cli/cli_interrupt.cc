@@ -16,6 +16,7 @@ static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs a
 // only call async-signal-safe functions such as write()).
 char g_finish_line[256];
 char g_abandon_line[256];
+char g_term_line[256];
 struct sigaction g_old_int, g_old_term;
 // Scopes may nest (a fuzz campaign replaying a reproducer through conform):
 // the outermost one owns the handlers and the level.
@@ -26,8 +27,15 @@ void Write(const char* line) {
   (void)ignored;
 }
 
-extern "C" void OnInterrupt(int) {
-  const int n = g_level.fetch_add(1) + 1;
+// SIGTERM comes from a supervisor (a CI job's timeout, systemd) that will
+// not wait long: it abandons the work in flight at once.
+extern "C" void OnInterrupt(int sig) {
+  int n = g_level.fetch_add(1) + 1;
+  if (sig == SIGTERM && n == 1) {
+    g_level.store(2);
+    Write(g_term_line);
+    return;
+  }
   if (n == 1) Write(g_finish_line);
   else if (n == 2) Write(g_abandon_line);
   else _exit(kExitInterrupted);
@@ -43,6 +51,8 @@ InterruptScope::InterruptScope(const char* command) {
                 command);
   std::snprintf(g_abandon_line, sizeof g_abandon_line,
                 "%s: interrupted again: abandoning the work in flight (a third time exits at once)\n", command);
+  std::snprintf(g_term_line, sizeof g_term_line,
+                "\n%s: terminated (SIGTERM): abandoning the work in flight, then writing the reports\n", command);
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
   sigemptyset(&sa.sa_mask);

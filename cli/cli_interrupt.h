@@ -1,11 +1,12 @@
 // SIGINT and SIGTERM during a long command (conform, load, replay): the
 // work stops in an orderly way and what was done is still reported.
 //
-// While an InterruptScope lives, the first signal sets level() to
+// While an InterruptScope lives, the first SIGINT sets level() to
 // conformance::kStopFinish (finish what is in flight, start nothing new,
 // then write every report, marked partial), the second to kStopAbandon
 // (cut what is in flight short too), and a third exits at once with
-// status 130. Each signal prints one line on stderr so the user knows
+// status 130. A first SIGTERM goes straight to kStopAbandon: whoever sends
+// it (a CI job's timeout) will not wait for slow cases. Each signal prints one line on stderr so the user knows
 // what happens. The previous handlers come back when the scope ends. A
 // scope inside another (a driver that runs conform as one of its steps)
 // shares the outer one's handlers and level. Not thread-safe: scopes are

@@ -209,6 +209,21 @@ TEST(Interrupt, SecondSignalAbandonsTheCaseInFlight) {
   EXPECT_EQ(j["cases"].size(), 0u);  // the abandoned case says nothing about the target
 }
 
+// A CI timeout sends SIGTERM and will not wait: the case in flight is
+// abandoned at once and the reports are written.
+TEST(Interrupt, SigtermAbandonsAtOnce) {
+  SilentListener target;
+  const fs::path dir = FreshDir("sigterm");
+  const Reports r{dir / "r.json", dir / "r.xml", dir / "r.html"};
+  Child child(ConformArgs(target, r, 600000));
+  ASSERT_TRUE(target.AwaitConnection(30000));
+  ASSERT_TRUE(child.AwaitHandler(SIGTERM, 30000));
+  child.Signal(SIGTERM);
+  ASSERT_EQ(child.Wait(60000), 130) << child.out << child.err;
+  EXPECT_THAT(child.err, HasSubstr("terminated (SIGTERM): abandoning the work in flight"));
+  ExpectPartialReports(r, 1);
+}
+
 TEST(Interrupt, SigintDuringLoadReportsWhatWasCarried) {
   Child child({"load", "--target", "reference", "--seconds", "600", "--size", "64"});
   ASSERT_TRUE(child.AwaitHandler(SIGINT, 30000));
