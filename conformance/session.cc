@@ -327,7 +327,7 @@ bool CaseSession::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResu
     if (e.kind == wire::DecodeErrorKind::kInvalidValue && std::string(e.field) == "Major Version") {
       const wire::Bytes& pd = reply.private_data;
       sr.reason = "target speaks test-ULP convention " + std::to_string(pd[4]) + "." +
-                  std::to_string(pd.size() > 5 ? pd[5] : 0) + "; this suite implements 1.0";
+                  std::to_string(pd.size() > 5 ? pd[5] : 0) + "; this suite implements 1.1";
       run_.abort_run = true;
       run_.abort_reason = sr.reason;
     } else {
