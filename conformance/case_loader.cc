@@ -112,7 +112,12 @@ void CheckSteps(const Case& c, std::vector<std::string>& bad) {
         !labels.insert(step.send().label()).second) {
       bad.push_back("send label '" + step.send().label() + "' defined twice");
     }
-    if (step.has_target()) bad.push_back("target actions are not defined in convention 1.0");
+    if (step.has_target()) {
+      if (step.target().command().empty()) bad.push_back("a target step without commands");
+      for (const proto::Command& cmd : step.target().command()) {
+        if (cmd.type() == proto::Command::TYPE_UNSPECIFIED) bad.push_back("a command without a type");
+      }
+    }
     if (step.action_case() == proto::Step::ACTION_NOT_SET) bad.push_back("a step without an action");
     if (step.has_expect()) CheckExpect(step.expect(), c, bad);
     Walk(step, [&](const pb::Message& m, const pb::FieldDescriptor* f, int i) {

@@ -79,6 +79,7 @@ class Connection {
   void UndoTerminateBitfieldOrder() { undo_terminate_bitfield_order_ = true; }
   bool crc() const { return crc_; }
   bool markers_to_target() const { return markers_to_target_; }
+  bool markers_from_target() const { return markers_from_target_; }
 
   // Frames one ULPDU as an FPDU (Markers inserted as negotiated; `mods`
   // corrupts it as a case asks) and records it; returns the wire octets.

@@ -194,7 +194,10 @@ class Pool {
 bool NeedsExclusiveTarget(const proto::Case& c) {
   if (c.needs().keep_memory() || c.needs().previous_outcome()) return true;
   return std::any_of(c.step().begin(), c.step().end(),
-                     [](const proto::Step& s) { return s.has_connect() && s.connect().keep_memory(); });
+                     [](const proto::Step& s) {
+                       return (s.has_connect() && s.connect().keep_memory()) ||
+                              (s.has_expect() && s.expect().has_previous_commands());
+                     });
 }
 
 RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions& options,

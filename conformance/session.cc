@@ -68,7 +68,8 @@ CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const 
   return session.Run();
 }
 
-std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error) {
+std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error,
+                                          const wire::SuiteRequestExtension* extension) {
   MpaRequest req;
   if (c.has_request_hex()) {
     std::optional<wire::Bytes> octets = ParseHexString(c.request_hex());
@@ -111,7 +112,9 @@ std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::st
     wire::SuiteRequest sreq;
     sreq.flags = c.keep_memory() ? wire::kRequestKeepMemory : 0;
     sreq.case_hash = wire::CaseHash(case_id);
+    if (extension) sreq.minor_version = wire::kTestUlpCommandsMinorVersion;
     wire::EncodeSuiteRequest(sreq, f.private_data);
+    if (extension) wire::EncodeSuiteRequestExtension(*extension, f.private_data);
   }
   req.octets = wire::EncodeMpaStartupFrame(f);
   return req;
@@ -194,6 +197,7 @@ StepResult CaseSession::Execute(const proto::Step& step, int index) {
     case proto::Step::kSend: sr = DoSend(step.send(), index); break;
     case proto::Step::kExpect: sr = DoExpect(step.expect(), index); break;
     case proto::Step::kPause: sr = DoPause(step.pause(), index); break;
+    case proto::Step::kTarget: sr = DoTarget(step.target(), index); break;
     case proto::Step::kClose:
       sr.action = "close";
       if (!conn_) {
@@ -224,7 +228,8 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
     conn_.reset();
   }
   std::string error;
-  std::optional<MpaRequest> req = BuildMpaRequest(c, case_.id(), error);
+  const wire::SuiteRequestExtension extension = SuiteExtension(c);
+  std::optional<MpaRequest> req = BuildMpaRequest(c, case_.id(), error, UsesCommands() ? &extension : nullptr);
   if (!req) {
     sr.verdict = Verdict::kError;
     sr.reason = "case error: " + error;
@@ -244,6 +249,8 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   request_ = req;
   send_state_ = SendState{};
   reads_.clear();
+  ResetPeer();
+  peer_.suite_ird = extension.suite_ird;
   send_rtr_used_ = false;
   if (!c.keep_memory()) memory_.Reset();
   for (std::size_t i = first_record; i < run_.result.frames.size(); ++i) {
@@ -359,7 +366,8 @@ bool CaseSession::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResu
 std::vector<std::string> CaseSession::MissingNeeds() const {
   const proto::Needs& n = case_.proto.needs();
   const bool wants = n.region_size() || n.receive_buffers() || n.receive_buffer_size() || n.ird() ||
-                     n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory();
+                     n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory() ||
+                     UsesCommands();
   if (!have_advertisement_) {
     if (wants) return {"a test-ULP Advertisement (its MPA Reply carries none)"};
     return {};
@@ -380,6 +388,7 @@ std::vector<std::string> CaseSession::MissingNeeds() const {
   if (adv_.ird < n.ird()) out.push_back("IRD >= " + std::to_string(n.ird()));
   if (n.previous_outcome() && !adv_.previous) out.push_back("the previous-connection outcome block");
   if (n.keep_memory() && !(adv_.flags & wire::kFlagKeepMemory)) out.push_back("Keep Memory (flag 0x0010)");
+  for (std::string& m : MissingCommands()) out.push_back(std::move(m));
   // A case only for the extensions needs the target to implement them.
   if (!case_.AppliesTo(wire::Profile::kRfc5040)) {
     if (options_.profile == wire::Profile::kRfc7306 && !(adv_.flags & wire::kFlagRfc7306)) {

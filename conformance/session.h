@@ -30,6 +30,7 @@
 #include "conformance/connection.h"
 #include "conformance/result.h"
 #include "reference/wire/profile.h"
+#include "reference/wire/test_ulp_commands.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {
@@ -79,6 +80,9 @@ struct MpaRequest {
   bool decodable = true;        // false: request_hex that is no Request Frame
 };
 // nullopt with `error` when the case's hex does not parse.
-std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error);
+// `extension` (test-ULP 1.1, convention §2.4): the Suite Request extension
+// that advertises the suite's region and IRD, for cases that send commands.
+std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error,
+                                          const wire::SuiteRequestExtension* extension = nullptr);
 
 }  // namespace rdmapct::conformance

@@ -21,6 +21,8 @@ std::string ExpectKind(const proto::Expect& e) {
     case proto::Expect::kReadResponses: return "expect read_responses";
     case proto::Expect::kMpaReply: return "expect mpa_reply";
     case proto::Expect::kAnyOf: return "expect any_of";
+    case proto::Expect::kCommands: return "expect commands";
+    case proto::Expect::kPreviousCommands: return "expect previous_commands";
     default: return "expect";
   }
 }
@@ -196,6 +198,10 @@ StepResult CaseSession::DoExpect(const proto::Expect& e, int index) {
     ev = Memory(e.memory(), ctx, deadline, error);
   } else if (e.has_read_responses()) {
     ev = ReadResponses(e.read_responses(), ctx, deadline, error);
+  } else if (e.has_commands()) {
+    ev = Commands(e.commands(), ctx, deadline);
+  } else if (e.has_previous_commands()) {
+    ev = PreviousCommands(e.previous_commands(), ctx);
   } else if (std::optional<Evaluator> eval = EvaluatorFor(e, start, deadline, error)) {
     ev = WaitFor(*eval, deadline);
   }
@@ -261,6 +267,10 @@ Evaluation CaseSession::Memory(const proto::MemoryExpectation& m, const MatchCon
       break;
     case proto::MemoryExpectation::kWord:
       expected = Word(m.word(), adv_.flags & wire::kFlagLittleEndianAtomics);
+      break;
+    case proto::MemoryExpectation::kAsRecorded:
+      expected = memory_.Expected(r, at->tagged_offset, m.length());
+      expected_text = "what the suite's record says: the pattern, the case's Writes and the Read Responses it answered";
       break;
     default: break;
   }

@@ -161,6 +161,9 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   if (auto sr = wire::DecodeSuiteRequest(request.private_data); sr.ok()) {
     case_hash_ = sr->case_hash;
     keep_memory_ = config_.keep_memory && (sr->flags & wire::kRequestKeepMemory) != 0;
+    // 1.1: the suite's IRD bounds the ORD of the target's commands (§2.4).
+    auto ext = wire::DecodeSuiteRequestExtension(wire::ByteSpan(request.private_data).subspan(wire::kSuiteRequestLength));
+    if (sr->minor_version >= 1 && ext.ok()) suite_ird_ = ext->suite_ird;
   }
   wire::MpaStartupFrame reply;
   reply.is_reply = true;
@@ -174,6 +177,8 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   ird_ = config_.ird;
   ord_ = config_.ord;
   if (enhanced) reply.enhanced_data = NegotiateEnhanced(*request.enhanced_data);
+  // REQ R5040-6.1-07 R5040-6.1-09
+  if (config_.commands && suite_ird_) ord_ = std::min(ord_, *suite_ird_);
   crc_ = request.crc_required || reply.crc_required;
   markers_out_ = request.marker_required;
   markers_in_ = reply.marker_required;
@@ -312,6 +317,11 @@ bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const 
   adv.connection_serial = serial_;
   adv.regions = target_.layout().regions;
   if (config_.report_outcome) adv.previous = target_.previous_outcome();
+  if (config_.commands) {
+    adv.minor_version = wire::kTestUlpCommandsMinorVersion;
+    adv.commands = target_.previous_commands();
+    adv.commands->supported = SupportedCommands();
+  }
   return true;
 }
 
@@ -415,6 +425,11 @@ void ReferenceTargetSession::FrameSegments(const model::Reactions& r, wire::Byte
 void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
   for (const model::UlpEvent& e : reactions_.events()) {
     if (endpoint_->state() != StreamState::kStreaming) return;
+    if (IsRequesterCompletion(e.kind)) {
+      CompleteRequest(e);
+      continue;
+    }
+    if (e.kind == model::UlpEventKind::kSendReceived && TakeCommandRecord(e)) continue;
     const uint32_t sequence = endpoint_->next_msn(0);
     std::optional<bool> solicited;
     if (config_.report_solicited) solicited = e.solicited_event;
@@ -442,6 +457,7 @@ void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
     FrameSegments(posted_, out);
     ++events_sent_;
   }
+  if (config_.commands) PumpCommands(out);
 }
 
 // The first thing that ended Full Operation (§3.4).
@@ -516,6 +532,7 @@ void ReferenceTargetSession::Close(CloseReason reason) {
   o.completion_errors = static_cast<uint16_t>(std::min<uint32_t>(completion_errors_, 0xFFFF));
   outcome_ = o;
   target_.RecordOutcome(o);
+  SettleCommands();
   Finish();
 }
 

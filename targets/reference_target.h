@@ -30,6 +30,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -123,6 +124,9 @@ struct ReferenceTargetConfig {
   bool report_outcome = true;      // the previous-connection outcome block
   bool report_solicited = true;    // Event Records say whether SE was set
   bool report_send_rtr = false;    // an Event Record for a Send RTR (SHOULD NOT)
+  // Test-ULP 1.1 command records (§7): advertise flag 0x0020 and carry out
+  // the commands the suite sends. false: a 1.0 target.
+  bool commands = true;
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
   // stay unread (the fault's description says 100 ms; tests shorten it).
   std::chrono::milliseconds late_hand_off{100};
@@ -175,6 +179,8 @@ class ReferenceTarget {
   uint32_t connections_accepted() const;
   // What the next Advertisement reports (convention §3.4).
   wire::PreviousOutcome previous_outcome() const;
+  // The previous connection's commands, for the next Commands block (§7.4).
+  wire::CommandCapabilities previous_commands() const;
   // The memory object as the last finished connection left it (empty if unknown).
   wire::Bytes MemorySnapshot(uint16_t memory_object) const;
 
@@ -188,6 +194,7 @@ class ReferenceTarget {
   // has loaded memory since (it owns the newer contents).
   void StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects);
   void RecordOutcome(const wire::PreviousOutcome& outcome);
+  void RecordCommands(const wire::CommandCapabilities& commands);
 
   const ReferenceTargetConfig config_;
   const TargetLayout layout_;
@@ -197,7 +204,12 @@ class ReferenceTarget {
   uint32_t memory_owner_ = 0;  // serial of the last connection that loaded memory
   std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
   wire::PreviousOutcome previous_;
+  wire::CommandCapabilities previous_commands_;
 };
+
+// An Event the endpoint reports to its ULP when a request it sent completed
+// (Read, Atomic, COMMIT).
+bool IsRequesterCompletion(model::UlpEventKind k);
 
 class ReferenceTargetSession {
  public:
@@ -261,6 +273,21 @@ class ReferenceTargetSession {
   void ReportEvents(wire::Bytes& out);
   void FrameSegments(const model::Reactions& r, wire::Bytes& out);
   void NoteOutcome();
+  // Command records (reference_commands.cc, convention §7).
+  struct CommandSlot {
+    enum State : uint8_t { kQueued, kInFlight, kDone };
+    wire::Command command;
+    State state = kQueued;
+    wire::CompletionStatus status = wire::CompletionStatus::kSuccess;
+    wire::Bytes moved;  // the octets it moved (its completion's data)
+  };
+  uint32_t SupportedCommands() const;
+  bool TakeCommandRecord(const model::UlpEvent& e);
+  void CompleteRequest(const model::UlpEvent& e);
+  bool LocalOctets(const wire::Command& c, wire::Bytes& out) const;
+  model::PostStatus PostCommand(CommandSlot& s);
+  void PumpCommands(wire::Bytes& out);
+  void SettleCommands();
   void Close(CloseReason reason);
   void Finish();
 
@@ -297,6 +324,10 @@ class ReferenceTargetSession {
   std::optional<wire::PreviousOutcome> outcome_;
   uint32_t events_sent_ = 0;
   uint32_t completion_errors_ = 0;
+  std::deque<CommandSlot> commands_;           // this connection's, in posting order
+  wire::CommandCapabilities command_counts_;  // completed / failed / flushed so far
+  uint32_t next_request_id_ = 1;              // Atomic Request Identifiers
+  std::optional<uint16_t> suite_ird_;          // from the Suite Request extension (§2.4)
   uint64_t octets_in_ = 0;
   uint64_t octets_out_ = 0;
   uint64_t fpdus_in_ = 0;

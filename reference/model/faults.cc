@@ -124,6 +124,21 @@ const std::vector<FaultInfo> kFaults = {
      "a Read Response payload of at most 24 octets whose source crosses a 4 KiB Tagged Offset boundary takes "
      "octets from the wrong place, as Linux siw 6.1's siw_try_1seg copies them",
      "R5040-5.2.1-11 R5040-4.4-07"},
+    {Fault::kIgnoreOrd, "ignore-ord",
+     "the local ULP's RDMA Read, Atomic and COMMIT requests are sent whatever the ORD (the peer's IRD)",
+     "R5040-6.1-09 R5040-6.1-07"},
+    {Fault::kSplitWriteOverMulpdu, "split-write-over-mulpdu",
+     "the local ULP's RDMA Writes are segmented 16 octets larger than MULPDU",
+     "R5041-5.2-02"},
+    {Fault::kSendInvalidateWrongStag, "send-invalidate-wrong-stag",
+     "the target's Sends with Invalidate carry the STag its ULP named plus one",
+     "R5040-4.1-03 R5040-5.3-13"},
+    {Fault::kReuseSendMsn, "reuse-send-msn",
+     "a Send with SE the local ULP posts reuses the QN 0 MSN of the Send before it",
+     "R5041-4.3-07"},
+    {Fault::kReadResponseSkipBounds, "read-response-skip-bounds",
+     "Read Responses are placed without the DDP STag and bounds checks of their Data Sink (clipped to memory)",
+     "R5041-7.1-G1 R5041-7.1-G3 R5041-7.1-G4 R5040-7.1-01"},
 };
 
 }  // namespace

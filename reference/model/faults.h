@@ -60,6 +60,12 @@ enum class Fault : uint8_t {
   kLateFpduHandOff,
   kTerminateControlLittleEndian,
   kShortReadCrossingPage,
+  // The target as requester and Data Source (test-ULP 1.1 commands)
+  kIgnoreOrd,
+  kSplitWriteOverMulpdu,
+  kSendInvalidateWrongStag,
+  kReuseSendMsn,
+  kReadResponseSkipBounds,
   kCount
 };
 
