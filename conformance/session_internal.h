@@ -52,7 +52,8 @@ struct PeerCommand {
   uint32_t msn = 0;          // Sends: the message's MSN
   wire::Bytes rsvd_ulp;      // Sends: RsvdULP octets of the first segment
   uint32_t read_request = 0; // Reads: its number among the target's Read Requests
-  bool answered = false;     // Reads: the suite sent its Read Response
+  bool answered = false;     // Reads, Atomics: the suite sent the response
+  uint32_t request_id = 0;   // Atomics: the Request Identifier to echo
 };
 
 struct PeerState {
@@ -124,6 +125,8 @@ class CaseSession {
   std::string CheckSendSegment(const wire::RdmapMessageView& v, wire::ByteSpan ulpdu, PeerCommand& p);
   std::string CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p);
+  std::string CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p);
+  wire::Bytes AtomicResponseOctets(PeerCommand& p);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);
   std::string CheckCompletion(const ReceivedEvent& got);

@@ -37,6 +37,8 @@ wire::Opcode OpcodeOf(CommandType t) {
     case CommandType::kSendWithSeAndInvalidate: return wire::Opcode::kSendWithSeAndInvalidate;
     case CommandType::kImmediateData: return wire::Opcode::kImmediateData;
     case CommandType::kImmediateDataWithSe: return wire::Opcode::kImmediateDataWithSe;
+    case CommandType::kAtomicFetchAdd:
+    case CommandType::kAtomicCmpSwap: return wire::Opcode::kAtomicRequest;
     default: return wire::Opcode::kSend;
   }
 }
@@ -206,6 +208,8 @@ std::string CaseSession::CheckTargetFrame(const ReceivedFrame& f) {
     case CommandType::kRdmaRead: return CheckReadRequest(*view, *p);
     case CommandType::kImmediateData:
     case CommandType::kImmediateDataWithSe: return CheckImmediateData(*view, *p);
+    case CommandType::kAtomicFetchAdd:
+    case CommandType::kAtomicCmpSwap: return CheckAtomicRequest(*view, *p);
     default:
       if (!IsSendType(p->command.type)) {
         return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
@@ -336,6 +340,48 @@ std::string CaseSession::CheckImmediateData(const wire::RdmapMessageView& v, Pee
   peer_.qn0_msns.push_back(h.msn);
   peer_.last_message_msn = h.msn;
   p.message_done = true;
+  return {};
+}
+
+// REQ R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.1-S5 R7306-5.2.1-S6 R7306-5.1.1-02 R7306-5.1.2-03
+// One segment on QN 1 (the Read Request queue, shared MSNs) carrying exactly
+// the Atomic Request Header with what the ULP posted, 64-bit aligned.
+std::string CaseSession::CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
+  const wire::DdpSegmentHeader& h = v.ddp.header;
+  const wire::Command& c = p.command;
+  const std::string who = CommandText(p) + ": Atomic Request ";
+  if (h.tagged) return who + "with T = 1 (R7306-5.2.1-S1)";
+  if (h.queue_number != 1) return who + "on QN " + std::to_string(h.queue_number) + " (R7306-5.2-02, R7306-5.2.1-S5)";
+  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (R7306-5.2-02)";
+  if (h.msn != peer_.next_qn1_msn) {
+    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
+           " (R5041-4.3-07: QN 1 is shared with Read Requests)";
+  }
+  const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header);
+  if (!a || !v.ulp_payload.empty()) {
+    return who + "whose payload is not exactly the Atomic Request Header (" + std::to_string(v.ddp.payload.size()) +
+           " octets, R7306-5.2-02)";
+  }
+  const bool fetch_add = c.type == CommandType::kAtomicFetchAdd;
+  const uint8_t aopcode = static_cast<uint8_t>(fetch_add ? wire::AtomicOpcode::kFetchAdd : wire::AtomicOpcode::kCmpSwap);
+  if (a->atomic_opcode != aopcode || a->reserved != 0) {
+    return who + "with AOpCode " + std::to_string(a->atomic_opcode) + " and Reserved " + Hex32(a->reserved) +
+           ", not " + std::to_string(aopcode) + " and 0 (RFC 7306 §5.2.1)";
+  }
+  if (a->remote_tagged_offset % 8 != 0) return who + "to an address that is not 64-bit aligned (R7306-5.1.1-02, R7306-5.1.2-03)";
+  const bool same = a->remote_stag == c.remote_stag && a->remote_tagged_offset == c.remote_tagged_offset &&
+                    a->add_or_swap_data == c.operand[0] && a->add_or_swap_mask == c.operand[1] &&
+                    (fetch_add || (a->compare_data == c.operand[2] && a->compare_mask == c.operand[3]));
+  if (!same) return who + "whose STag, TO, data or masks are not the ones the ULP posted (R7306-5.2.1-S6)";
+  ++peer_.next_qn1_msn;
+  p.request_id = a->request_identifier;
+  p.read_request = ++peer_.read_requests;
+  p.message_done = true;
+  peer_.unanswered.push_back(static_cast<std::size_t>(&p - peer_.commands.data()));
+  if (peer_.unanswered.size() > peer_.suite_ird) {
+    return who + "while " + std::to_string(peer_.unanswered.size() - 1) + " requests were outstanding: more than the Suite IRD " +
+           std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
+  }
   return {};
 }
 

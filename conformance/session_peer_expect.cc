@@ -63,6 +63,29 @@ wire::Bytes CaseSession::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer:
   return octets;
 }
 
+// REQ R7306-5.2.2-S2 R7306-5.2.2-S3 R7306-5.2.2-02 R7306-5.2.2-03
+// The Atomic Response: QN 3, the Request Identifier echoed, the suite's word
+// before the operation (its region's atomics see big-endian words,
+// convention §2.4), which the operation then changes.
+wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p) {
+  const wire::Command& c = p.command;
+  const uint64_t at = c.remote_tagged_offset - kSuitePeerBase;
+  uint64_t old = 0;
+  if (at + 8 <= peer_.memory.size()) old = wire::LoadBe64(peer_.memory.data() + at);
+  uint64_t now = old;
+  if (c.type == CommandType::kAtomicFetchAdd) {
+    if (c.operand[1] == ~uint64_t{0}) now = old + c.operand[0];  // masked adds: not modelled (cases use no mask)
+  } else if (((old ^ c.operand[2]) & c.operand[3]) == 0) {
+    now = (old & ~c.operand[1]) | (c.operand[0] & c.operand[1]);
+  }
+  if (at + 8 <= peer_.memory.size()) wire::StoreBe64(peer_.memory.data() + at, now);
+  p.expected.resize(8);
+  wire::StoreBe64(p.expected.data(), old);
+  const wire::Bytes ulpdu = wire::EncodeSegment(
+      wire::MakeAtomicResponse(send_state_.next_msn[3]++, wire::AtomicResponseHeader{p.request_id, old}));
+  return conn_->FrameUlpdu(ulpdu, nullptr, "answer to " + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+}
+
 // Answers every Read Request held, in request order (R5040-5.2.2-07 asks the
 // same of a responder). A correct answer is recorded as what the target's
 // Data Sink now holds (convention §4: the suite's own record of its memory).
@@ -73,11 +96,12 @@ void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_p
     const proto::BrokenAnswer::Kind broken = BrokenKind(m, p.read_request);
     if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) peer_.broken_sent = true;
     if (broken == proto::BrokenAnswer::NO_ANSWER) break;
-    const wire::Bytes b = ReadResponseOctets(p, broken);
+    const bool atomic = p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap;
+    const wire::Bytes b = atomic ? AtomicResponseOctets(p) : ReadResponseOctets(p, broken);
     octets.insert(octets.end(), b.begin(), b.end());
     p.answered = true;
     if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) break;
-    if (p.local) {
+    if (p.local && !atomic) {
       memory_.Write(MemoryWrite{p.local->memory_object, p.local->ObjectOffsetOf(p.command.local_tagged_offset), p.expected});
     }
   }
@@ -87,7 +111,7 @@ void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_p
   if (!octets.empty()) conn_->Write(octets, deadline);
 }
 
-// REQ R5040-5.5-R15b R5040-5.5-R19 R5040-5.2.2-04 R5041-4.3-07
+// REQ R5040-5.5-R15b R5040-5.5-R19 R5040-5.2.2-04 R5041-4.3-07 R7306-5.4-R7
 // The next Command Completed record: the next command in Command Id order,
 // success, the octets it moved; a Read only after the suite answered it.
 std::string CaseSession::CheckCompletion(const ReceivedEvent& got) {
@@ -119,6 +143,9 @@ std::string CaseSession::CheckCompletion(const ReceivedEvent& got) {
   }
   if (p.command.type == CommandType::kRdmaRead && !p.answered) {
     return CommandText(p) + " completed before the suite sent its Read Response (R5040-5.5-R19)";
+  }
+  if ((p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap) && !p.answered) {
+    return CommandText(p) + " completed before the suite sent its Atomic Response (R7306-5.4-R7)";
   }
   if (ev.length != p.expected.size() || ev.digest != wire::Crc32c(p.expected)) {
     return "the completion of " + CommandText(p) + " reports " + std::to_string(ev.length) + " octets with digest " +
