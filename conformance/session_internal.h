@@ -40,6 +40,11 @@ inline constexpr uint64_t kSuitePeerBase = 0x0000530000000000;
 inline constexpr uint32_t kSuitePeerLength = 65536;
 inline constexpr uint16_t kSuitePeerObject = 0xFFFF;
 inline constexpr uint16_t kDefaultSuiteIrd = 4;
+// Four more suite STags over the region's first 4096 octets, one for each
+// Send with Invalidate a connection may command (a correct Data Sink
+// invalidates the STag it names, so each can be named once).
+inline constexpr uint32_t kSuiteInvalidateStag = 0x5157e101;
+inline constexpr uint32_t kSuiteInvalidateStags = 4;
 
 // One command the suite sent on this connection and what the suite has
 // seen of it (session_peer.cc).

@@ -77,8 +77,12 @@ bool CaseSession::UsesCommands() const {
 }
 
 wire::SuiteRequestExtension CaseSession::SuiteExtension(const proto::Connect& c) const {
-  return {static_cast<uint16_t>(c.has_suite_ird() ? c.suite_ird() : kDefaultSuiteIrd),
-          {{kSuitePeerStag, kSuitePeerBase, kSuitePeerLength, 0x1F}}};
+  wire::SuiteRequestExtension ext{static_cast<uint16_t>(c.has_suite_ird() ? c.suite_ird() : kDefaultSuiteIrd),
+                                  {{kSuitePeerStag, kSuitePeerBase, kSuitePeerLength, 0x1F}}};
+  for (uint32_t i = 0; i < kSuiteInvalidateStags; ++i) {
+    ext.regions.push_back({kSuiteInvalidateStag + i, kSuitePeerBase, 4096, 0x03});
+  }
+  return ext;
 }
 
 // Convention §7.1: a 1.0 target, or one without a Command Type the case uses.
@@ -119,6 +123,17 @@ std::optional<PeerCommand> CaseSession::MakePeerCommand(const proto::Command& pc
   }
   if (uses & wire::kUsesLength) c.length = pc.length();
   if (uses & wire::kUsesRemoteStag) c.remote_stag = pc.has_remote_stag() ? pc.remote_stag() : kSuitePeerStag;
+  if (IsSendType(c.type) && (uses & wire::kUsesRemoteStag) && !pc.has_remote_stag()) {
+    // Each Send with Invalidate names a suite STag not invalidated yet.
+    const auto named = std::count_if(peer_.commands.begin(), peer_.commands.end(), [](const PeerCommand& q) {
+      return q.command.type == CommandType::kSendWithInvalidate || q.command.type == CommandType::kSendWithSeAndInvalidate;
+    });
+    if (static_cast<uint32_t>(named) >= kSuiteInvalidateStags) {
+      error = "more than " + std::to_string(kSuiteInvalidateStags) + " Sends with Invalidate on one connection";
+      return std::nullopt;
+    }
+    c.remote_stag = kSuiteInvalidateStag + static_cast<uint32_t>(named);
+  }
   if (uses & wire::kUsesRemoteTo) c.remote_tagged_offset = kSuitePeerBase + pc.remote_offset();
   if (uses & wire::kUsesModifier) c.modifier = pc.modifier();
   c.operand = {pc.data(), pc.has_mask() ? pc.mask() : ~uint64_t{0}, pc.compare_data(),
