@@ -124,6 +124,17 @@ const std::vector<FaultInfo> kFaults = {
      "a Read Response payload of at most 24 octets whose source crosses a 4 KiB Tagged Offset boundary takes "
      "octets from the wrong place, as Linux siw 6.1's siw_try_1seg copies them",
      "R5040-5.2.1-11 R5040-4.4-07"},
+    {Fault::kReplyEchoesRequestRes, "reply-echoes-request-res",
+     "the target's MPA Reply copies the Request's Res bits instead of sending zero, as Linux siw 6.1 does",
+     "R5044-7.1.1-15 R6581-6-02"},
+    {Fault::kRev0ReplyWithoutMarkers, "rev0-reply-without-markers",
+     "the target accepts a Rev 0 Request with a Rev 0 Reply that has M=0 and C=0, as Linux siw 6.1 does, "
+     "instead of a permissive Responder's M=1, C=1 or a close",
+     "R5044-7.1.1-19 R5044-C.2-01"},
+    {Fault::kAcceptAnyFirstFpduAsRtr, "accept-any-first-fpdu-as-rtr",
+     "after a peer-to-peer (A=1) setup the target takes whatever FPDU comes first as the RTR and processes it, "
+     "as Linux siw 6.1 does",
+     "R6581-12-01 R6581-5-02"},
 };
 
 }  // namespace

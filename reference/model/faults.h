@@ -60,6 +60,9 @@ enum class Fault : uint8_t {
   kLateFpduHandOff,
   kTerminateControlLittleEndian,
   kShortReadCrossingPage,
+  kReplyEchoesRequestRes,
+  kRev0ReplyWithoutMarkers,
+  kAcceptAnyFirstFpduAsRtr,
   kCount
 };
 
