@@ -81,6 +81,9 @@ CaseResult NotRun(const LoadedCase& c, const std::string& why) {
   r.requirements.assign(c.proto.requirement().begin(), c.proto.requirement().end());
   r.level = c.proto.level();
   r.tags.assign(c.proto.tag().begin(), c.proto.tag().end());
+  r.sweep_case = c.sweep_case;
+  r.sweep_parameter = c.sweep_parameter;
+  r.sweep_value = c.sweep_value;
   r.verdict = Verdict::kError;
   r.reason = "not run: " + why;
   return r;

@@ -215,6 +215,10 @@ class ReferenceTargetSession {
  public:
   ReferenceTargetSession(ReferenceTarget& target, uint32_t serial);
   ~ReferenceTargetSession();
+  // The TCP MSS of the connection this session serves (TCP_MAXSEG, options
+  // excluded): the MULPDU follows the smaller of it and the configured EMSS
+  // (RFC 5044 §4.5, NOTES G.14). Call before the first octet.
+  void SetEffectiveMss(std::size_t mss) { effective_mss_ = mss; }
   ReferenceTargetSession(const ReferenceTargetSession&) = delete;
   ReferenceTargetSession& operator=(const ReferenceTargetSession&) = delete;
 
@@ -266,6 +270,7 @@ class ReferenceTargetSession {
   bool BuildAdvertisement(wire::Advertisement& adv) const;
   void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
+  bool IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const;
   void SendPendingResponses(wire::Bytes& out);
   void AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out);
   bool HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out);
@@ -305,6 +310,7 @@ class ReferenceTargetSession {
   wire::Bytes held_;
   std::optional<wire::MpaStartupFrame> request_;
   std::optional<wire::MpaStartupFrame> reply_;
+  std::size_t effective_mss_ = 0;  // 0: unknown (in-process)
   std::optional<wire::Advertisement> advertisement_;
   bool keep_memory_ = false;
   uint32_t case_hash_ = 0;
