@@ -1,0 +1,294 @@
+#include "fuzz/run_remote.h"
+
+#include <google/protobuf/text_format.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "fuzz/session_builder.h"
+#include "fuzz/session_remote.h"
+#include "fuzz/session_repro.h"
+#include "fuzz/session_search.h"
+#include "reference/model/faults.h"
+#include "reference/wire/crc32c.h"
+#include "targets/target_uri.h"
+
+namespace rdmapct::fuzz {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool WriteWhole(const fs::path& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+  return static_cast<bool>(out.flush());
+}
+
+std::string ShortHash(const std::string& s) {
+  char b[9];
+  std::snprintf(b, sizeof b, "%08x", wire::Crc32c(wire::ByteSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size())));
+  return b;
+}
+
+proto::Profile ToProto(wire::Profile p) {
+  switch (p) {
+    case wire::Profile::kRfc7306: return proto::RFC7306;
+    case wire::Profile::kCommit: return proto::COMMIT;
+    default: return proto::RFC5040;
+  }
+}
+
+}  // namespace
+
+std::string FindingSignature(const Finding& f) {
+  std::string s = f.oracle + ":";
+  bool in_number = false;
+  for (char c : f.description) {
+    const bool digit = std::isxdigit(static_cast<unsigned char>(c)) && (in_number || std::isdigit(static_cast<unsigned char>(c)));
+    if (digit) {
+      if (!in_number) s += '#';
+      in_number = true;
+      continue;
+    }
+    in_number = false;
+    s += c;
+  }
+  return s;
+}
+
+std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::string>& faults) {
+  std::string uri = "reference?profile=" + std::string(wire::ProfileName(SessionProfile(s)));
+  if (s.connection().target_crc_optional()) uri += "&crc=0";
+  if (s.connection().target_markers()) uri += "&markers=1";
+  for (const std::string& f : faults) uri += "&fault=" + f;
+  return uri;
+}
+
+fs::path WriteReproFiles(const fs::path& dir, const std::string& slug, const proto::FuzzSession& s,
+                         const std::vector<Finding>& findings, const std::string& origin) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  WriteWhole(dir / "session.pb", s.SerializeAsString());
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(s, &text);
+  WriteWhole(dir / "session.txt", text);
+  ReproOptions o;
+  o.id = "fuzz/session/" + slug;
+  o.findings = findings;
+  o.origin = origin;
+  const fs::path script = dir / "repro.textproto";
+  WriteWhole(script, CaseFileText(SessionToCase(s, o)));
+  return script;
+}
+
+namespace {
+
+class RemoteRun {
+ public:
+  explicit RemoteRun(const RemoteRunOptions& o) : o_(o), in_process_(o.target == "reference") {}
+
+  RemoteRunResult Run();
+
+ private:
+  bool Prepare();
+  OracleResult RunOne(const proto::FuzzSession& s0);
+  bool SearchRound(uint64_t round);
+  void OnNoAnswer(const Finding& f);
+  void Record(const proto::FuzzSession& s, const std::vector<Finding>& findings);
+  void WriteStats() const;
+  void Say(const std::string& line) const {
+    if (o_.progress) o_.progress(line);
+  }
+  std::string Stamp() const {
+    char b[24];
+    std::snprintf(b, sizeof b, "[%6.1fs] ", Elapsed());
+    return b;
+  }
+  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  RemoteRunResult Fail(RemoteRunResult::Status st, std::string error) {
+    result_.status = st;
+    result_.error = std::move(error);
+    return std::move(result_);
+  }
+
+  const RemoteRunOptions& o_;
+  const bool in_process_;
+  model::FaultSet faults_;
+  std::unique_ptr<targets::TargetConnector> connector_;
+  RemoteOptions remote_;
+  Clock::time_point start_ = Clock::now(), deadline_;
+  RemoteRunResult result_;
+  int answered_ = 0, restart_commands_ = 0;
+  bool target_gone_ = false, stop_ = false;
+  std::optional<Clock::time_point> unanswered_since_;
+};
+
+bool RemoteRun::Prepare() {
+  for (const std::string& n : o_.faults) {
+    if (auto bad = faults_.AddByNames(n)) {
+      result_.error = "unknown fault \"" + std::string(*bad) + "\" (see rdmapct --list-faults)";
+      return false;
+    }
+  }
+  if (!o_.faults.empty() && !in_process_) {
+    result_.error = "--fault applies to --target reference only";
+    return false;
+  }
+  if (!in_process_) {
+    connector_ = targets::MakeConnector(o_.target, {}, result_.error);
+    if (!connector_) return false;
+  }
+  std::error_code ec;
+  fs::create_directories(o_.out_dir, ec);
+  if (ec) {
+    result_.error = "cannot create " + o_.out_dir + ": " + ec.message();
+    return false;
+  }
+  remote_.settle = std::chrono::milliseconds(o_.settle_ms);
+  remote_.pause_after_reply = std::chrono::milliseconds(o_.pause_after_reply_ms);
+  result_.stats_file = fs::path(o_.out_dir) / "stats.json";
+  return true;
+}
+
+// One session; remote runs keep to the profile the target runs.
+OracleResult RemoteRun::RunOne(const proto::FuzzSession& s0) {
+  proto::FuzzSession s = s0;
+  if (o_.profile) s.mutable_connection()->set_profile(ToProto(*o_.profile));
+  if (in_process_) return RunSessionOracles(s, faults_);
+  s.mutable_connection()->set_target_crc_optional(false);
+  s.mutable_connection()->set_target_markers(false);
+  RemoteResult r = RunSessionRemote(s, *connector_, remote_);
+  const bool no_answer = !r.oracles.findings.empty() && r.oracles.findings.front().oracle == "no-answer";
+  if (!no_answer) {
+    ++answered_;
+    if (unanswered_since_) {
+      ++result_.restarts;  // it came back
+      unanswered_since_.reset();
+      Say(Stamp() + "target answering again");
+    }
+  }
+  return std::move(r.oracles);
+}
+
+// The target may be restarting (a crash, a VM reboot). A TCP connect proves
+// nothing (a port forwarder accepts for a dead guest): it is back when a
+// session gets an MPA Reply again.
+void RemoteRun::OnNoAnswer(const Finding& f) {
+  if (!unanswered_since_) {
+    unanswered_since_ = Clock::now();
+    Say(Stamp() + "target not answering (" + f.description + "); waiting up to " +
+        std::to_string(o_.restart_wait.count()) + "s");
+  } else if (Clock::now() - *unanswered_since_ >= o_.restart_wait) {
+    if (o_.restart_command.empty() || restart_commands_ >= 3) {
+      target_gone_ = true;
+      return;
+    }
+    ++restart_commands_;
+    Say(Stamp() + "running the restart command: " + o_.restart_command);
+    const int rc = std::system(o_.restart_command.c_str());
+    if (rc != 0) Say(Stamp() + "restart command exited with status " + std::to_string(rc));
+    unanswered_since_ = Clock::now();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+}
+
+// A new finding: its input, script and (replayed) verdict; a known one is counted.
+void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& findings) {
+  const Finding& f = findings.front();
+  const std::string sig = FindingSignature(f);
+  RunFinding& rf = result_.findings[sig];
+  if (++rf.count > 1) return;
+  rf.signature = sig;
+  rf.first = f;
+  rf.first_seen_s = Elapsed();
+  rf.first_seen_sessions = result_.sessions;
+  const std::string slug = f.oracle + "-" + ShortHash(sig);
+  rf.dir = (fs::path(o_.out_dir) / "findings" / slug).string();
+  ReplayRequest req;
+  req.dir = rf.dir;
+  req.script = WriteReproFiles(rf.dir, slug, s, findings, "rdmapct fuzz --target " + o_.target);
+  req.profile = SessionProfile(s);
+  req.target = in_process_ ? ReferenceUri(s, o_.faults) : o_.target;
+  req.pause_after_reply_ms = in_process_ ? 0 : o_.pause_after_reply_ms;
+  if (o_.replay) rf.reproduced = o_.replay(req);
+  Say(Stamp() + "finding " + slug + " (" +
+      (rf.reproduced ? (*rf.reproduced ? "script reproduces it" : "script does not reproduce it") : "not replayed") +
+      ")\n          " + FormatFinding(f));
+  WriteStats();
+}
+
+// One search, to its first finding (false: nothing more to do).
+bool RemoteRun::SearchRound(uint64_t round) {
+  SearchOptions so;
+  so.seed = o_.seed + round;
+  so.deadline = deadline_;
+  so.only_profile = o_.profile;
+  so.budget = o_.runs ? static_cast<int>(std::max<long>(0, *o_.runs - result_.sessions)) : 1 << 30;
+  if (so.budget == 0) return false;
+  SearchResult r = SearchSessions([this](const proto::FuzzSession& s) { return RunOne(s); }, so);
+  result_.sessions += r.sessions;
+  if (r.findings.empty()) return false;  // budget or deadline
+  proto::FuzzSession s = r.session;
+  if (o_.profile) s.mutable_connection()->set_profile(ToProto(*o_.profile));
+  if (r.findings.front().oracle == "no-answer") {
+    if (answered_ == 0) {
+      stop_ = true;
+      result_.status = RemoteRunResult::Status::kNeverAnswered;
+      result_.error = o_.target + " never answered: " + r.findings.front().description;
+      return false;
+    }
+    OnNoAnswer(r.findings.front());
+    return true;
+  }
+  Record(s, r.findings);
+  return !o_.stop_at_first;
+}
+
+void RemoteRun::WriteStats() const {
+  nlohmann::json j;
+  const double elapsed = Elapsed();
+  j["target"] = o_.target;
+  j["seed"] = o_.seed;
+  j["sessions"] = result_.sessions;
+  j["seconds"] = elapsed;
+  j["sessions_per_second"] = elapsed > 0 ? result_.sessions / elapsed : 0.0;
+  j["target_restarts"] = result_.restarts;
+  j["findings"] = nlohmann::json::array();
+  for (const auto& [sig, f] : result_.findings) {
+    nlohmann::json x{{"signature", sig},     {"oracle", f.first.oracle}, {"description", f.first.description},
+                     {"first_seen_s", f.first_seen_s}, {"first_seen_sessions", f.first_seen_sessions}, {"count", f.count}, {"dir", f.dir}};
+    if (f.reproduced) x["reproduced"] = *f.reproduced;
+    j["findings"].push_back(x);
+  }
+  WriteWhole(result_.stats_file, j.dump(2) + "\n");
+}
+
+RemoteRunResult RemoteRun::Run() {
+  if (!Prepare()) return Fail(RemoteRunResult::Status::kBadOptions, result_.error);
+  deadline_ = start_ + o_.time;
+  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_; ++round) {
+    if (!SearchRound(round)) break;
+  }
+  if (result_.status == RemoteRunResult::Status::kNeverAnswered) return std::move(result_);
+  result_.seconds = Elapsed();
+  WriteStats();
+  if (target_gone_) {
+    result_.status = RemoteRunResult::Status::kTargetGone;
+    result_.error = o_.target + " stopped answering and did not come back within " +
+                    std::to_string(o_.restart_wait.count()) + "s";
+  }
+  return std::move(result_);
+}
+
+}  // namespace
+
+RemoteRunResult RunRemote(const RemoteRunOptions& options) { return RemoteRun(options).Run(); }
+
+}  // namespace rdmapct::fuzz

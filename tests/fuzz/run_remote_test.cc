@@ -1,0 +1,115 @@
+// fuzz::RunRemote and fuzz::RunCampaign in-process: the drivers of
+// `rdmapct fuzz` and `rdmapct fuzz campaign` report through their progress
+// and replay hooks and their result structs, never through printing or
+// exit statuses (tests/cli/fuzz_cli_test.cc runs the same as a user).
+#include "fuzz/run_remote.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "fuzz/campaign.h"
+
+namespace rdmapct::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Scratch(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "rdmapct_run_remote_test" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(RunRemote, FindsAFaultWritesItsFilesAndAsksForOneReplayPerFinding) {
+  const fs::path dir = Scratch("fault");
+  RemoteRunOptions o;
+  o.faults = {"wrong-terminate-code"};
+  o.runs = 3000;
+  o.out_dir = (dir / "out").string();
+  std::vector<std::string> lines;
+  std::vector<ReplayRequest> replays;
+  o.progress = [&](const std::string& l) { lines.push_back(l); };
+  o.replay = [&](const ReplayRequest& r) -> std::optional<bool> {
+    replays.push_back(r);
+    return true;
+  };
+  const RemoteRunResult r = RunRemote(o);
+  ASSERT_EQ(r.status, RemoteRunResult::Status::kDone) << r.error;
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(replays.size(), r.findings.size());
+  for (const ReplayRequest& q : replays) {
+    EXPECT_TRUE(fs::exists(q.script)) << q.script;
+    EXPECT_TRUE(fs::exists(q.dir / "session.pb"));
+    EXPECT_NE(q.target.find("fault=wrong-terminate-code"), std::string::npos) << q.target;
+  }
+  for (const auto& [sig, f] : r.findings) EXPECT_EQ(f.reproduced, std::optional<bool>(true)) << sig;
+  EXPECT_TRUE(fs::exists(r.stats_file));
+  EXPECT_FALSE(lines.empty());
+  EXPECT_LE(r.sessions, 3000);
+}
+
+TEST(RunRemote, BadOptionsAreOneLineErrors) {
+  RemoteRunOptions o;
+  o.faults = {"no-such-fault"};
+  o.out_dir = (Scratch("bad") / "out").string();
+  RemoteRunResult r = RunRemote(o);
+  EXPECT_EQ(r.status, RemoteRunResult::Status::kBadOptions);
+  EXPECT_NE(r.error.find("no-such-fault"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+  o.faults.clear();
+  o.target = "nonsense://x";
+  r = RunRemote(o);
+  EXPECT_EQ(r.status, RemoteRunResult::Status::kBadOptions) << r.error;
+}
+
+// A stand-in libFuzzer binary: -help=1 says libFuzzer and fork; a fuzzing
+// run prints one progress line and leaves one crash; a replay prints an
+// ASan summary.
+constexpr const char* kFake = R"(#!/bin/sh
+for a in "$@"; do
+  case "$a" in
+    -help=1) echo "libFuzzer"; echo " fork   0"; exit 0 ;;
+    -artifact_prefix=*) prefix=${a#-artifact_prefix=} ;;
+    -fork=*) fork=1 ;;
+  esac
+done
+if [ -n "$fork" ]; then
+  echo "#77: cov: 5 ft: 6 corp: 1 exec/s: 99 oom/timeout/crash: 0/0/1 time: 1s"
+  echo x > "${prefix}crash-1"; exit 0
+fi
+echo "SUMMARY: AddressSanitizer: stack-overflow"; exit 1
+)";
+
+TEST(RunCampaign, PlansRunsCollectsAndSummarisesThroughItsResult) {
+  const fs::path dir = Scratch("campaign");
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "fuzz_fake") << kFake;
+  fs::permissions(dir / "bin" / "fuzz_fake", fs::perms::owner_all);
+  CampaignOptions o;
+  o.harnesses = {"all"};
+  o.time = std::chrono::seconds(10);
+  o.out_dir = dir / "camp";
+  o.fuzzers_dir = dir / "bin";
+  o.source_dir = dir;  // no corpus, no dictionaries
+  o.minimize = false;
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& l) { lines.push_back(l); };
+  const CampaignResult r = RunCampaign(o);
+  ASSERT_EQ(r.status, CampaignResult::Status::kDone) << r.error;
+  EXPECT_EQ(r.harnesses, 1u);
+  EXPECT_EQ(r.new_findings, 1);
+  EXPECT_EQ(r.known_findings, 1u);
+  EXPECT_TRUE(fs::exists(r.stats_file));
+  EXPECT_TRUE(fs::exists(dir / "camp" / "summary.md"));
+  EXPECT_FALSE(lines.empty());
+
+  o.fuzzers_dir = dir / "nowhere";
+  const CampaignResult bad = RunCampaign(o);
+  EXPECT_EQ(bad.status, CampaignResult::Status::kBadOptions);
+  EXPECT_NE(bad.error.find("no fuzzer binaries"), std::string::npos) << bad.error;
+}
+
+}  // namespace
+}  // namespace rdmapct::fuzz
