@@ -186,6 +186,8 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   o.settle_ms = cmd.settle_ms;
   o.pause_after_reply_ms = cmd.pause_after_reply_ms;
   o.stop_at_first = cmd.stop_at_first;
+  o.limits.time = cmd.session_time;
+  o.limits.memory_mb = cmd.session_memory_mb;
   o.replay = ReplayScript;
   if (!cmd.quiet) {
     o.progress = [out](const std::string& line) {

@@ -29,6 +29,12 @@ constexpr const char* kFuzzHelp =
     "...`), and the script replayed once against the target: replay.txt, replay.json\n"
     "and a pcap. OUT/stats.json has the counts.\n"
     "\n"
+    "Bounds: the in-process reference runs its sessions in a child process; a\n"
+    "session over --session-time (default 10s) or --session-memory (default 384 MB\n"
+    "RSS) is cut and reported as a `resource` finding with its reproducer, so a run\n"
+    "stays under 512 MB RSS. --time is honoured within a second (sessions are cut\n"
+    "at it). A live target's session is cut at --session-time too.\n"
+    "\n"
     "Exit status: 0 no finding; 1 findings; 2 bad flags or a target that never answered.\n"
     "\n"
     "Examples: rdmapct fuzz --target reference --fault wrong-terminate-code --time 20s\n"
@@ -59,7 +65,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->require_subcommand(0, 1);
   struct State {
     FuzzRunCommand cmd;
-    std::string time = "60s", profile, restart_wait = "30s";
+    std::string time = "60s", profile, restart_wait = "30s", session_time = "10s";
     long runs = 0;
   };
   auto st = std::make_shared<State>();
@@ -80,6 +86,11 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
                   "ms of quiet between a live target's MPA Reply and the first FPDU, also in reproducer replays "
                   "(default 0; see docs/reports/siw S7)")
       ->check(CLI::Range(0, 60'000));
+  sub->add_option("--session-time", st->session_time,
+                  "cut a session running longer as a `resource` finding (default 10s)");
+  sub->add_option("--session-memory", st->cmd.session_memory_mb,
+                  "MB of RSS at which an in-process session is cut as a `resource` finding (default 384)")
+      ->check(CLI::Range(32, 1 << 20));
   sub->add_flag("-q,--quiet", st->cmd.quiet, "only the final line");
   sub->add_flag("--stop-at-first", st->cmd.stop_at_first, "end the run at the first finding");
 
@@ -133,8 +144,11 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
     if (!t || t->count() <= 0) throw CLI::ValidationError("--time", "expected a duration like 90s, 10m or 1h");
     const auto w = ParseDuration(st->restart_wait);
     if (!w) throw CLI::ValidationError("--restart-wait", "expected a duration like 30s");
+    const auto session = ParseDuration(st->session_time);
+    if (!session || session->count() <= 0) throw CLI::ValidationError("--session-time", "expected a duration like 10s");
     st->cmd.time = *t;
     st->cmd.restart_wait = *w;
+    st->cmd.session_time = *session;
     if (runs->count() > 0) st->cmd.runs = st->runs;
     if (!st->profile.empty()) st->cmd.profile = wire::ParseProfile(st->profile);
     run = [st] { return RunFuzzRun(st->cmd, stdout, stderr); };

@@ -153,7 +153,8 @@ HarnessRun Campaign::RunHarness(std::size_t i) {
   std::string command = Quote(h.binary.string()) + " -fork=" + std::to_string(std::max(1, o_.jobs)) +
                         " -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=" +
                         std::to_string(run.slice) + " -artifact_prefix=" + Quote(artifacts.string() + "/") +
-                        " -print_final_stats=1";
+                        " -print_final_stats=1 -timeout=" + std::to_string(o_.input_timeout_s) +
+                        " -rss_limit_mb=" + std::to_string(o_.rss_limit_mb);
   for (const std::string& f : h.flags) command += " " + Quote(f);
   command += " " + Quote(corpus.string());
   for (const fs::path& s : h.seeds) command += " " + Quote(s.string());

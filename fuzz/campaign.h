@@ -31,6 +31,10 @@ struct CampaignOptions {
   std::filesystem::path source_dir;    // corpus/, fuzz/*.dict, fuzz/*.options
   std::vector<std::string> faults;     // RDMAPCT_SESSION_FAULTS for fuzz_session
   bool minimize = true;
+  // libFuzzer's per-input caps (-timeout, -rss_limit_mb per job); an input
+  // over them is a timeout- or oom- artifact, a finding of its own kind.
+  int input_timeout_s = 10;
+  int rss_limit_mb = 1024;
   ProgressFn progress;                 // may be empty
   // Writes (and replays) the conformance script of a fuzz_session finding:
   // the input file, the finding's directory, the faults. May be empty.

@@ -122,6 +122,7 @@ class RemoteRun {
   const bool in_process_;
   model::FaultSet faults_;
   std::unique_ptr<targets::TargetConnector> connector_;
+  std::unique_ptr<SessionWorker> worker_;  // the in-process reference, capped
   RemoteOptions remote_;
   Clock::time_point start_ = Clock::now(), deadline_;
   RemoteRunResult result_;
@@ -151,6 +152,8 @@ bool RemoteRun::Prepare() {
     result_.error = "cannot create " + o_.out_dir + ": " + ec.message();
     return false;
   }
+  if (in_process_) worker_ = std::make_unique<SessionWorker>(faults_, o_.limits);
+  remote_.session_time = o_.limits.time;
   remote_.settle = std::chrono::milliseconds(o_.settle_ms);
   remote_.pause_after_reply = std::chrono::milliseconds(o_.pause_after_reply_ms);
   result_.stats_file = fs::path(o_.out_dir) / "stats.json";
@@ -161,9 +164,10 @@ bool RemoteRun::Prepare() {
 OracleResult RemoteRun::RunOne(const proto::FuzzSession& s0) {
   proto::FuzzSession s = s0;
   if (o_.profile) s.mutable_connection()->set_profile(ToProto(*o_.profile));
-  if (in_process_) return RunSessionOracles(s, faults_);
+  if (in_process_) return std::move(worker_->Run(s, deadline_, o_.stop).oracles);
   s.mutable_connection()->set_target_crc_optional(false);
   s.mutable_connection()->set_target_markers(false);
+  remote_.run_deadline = deadline_;
   RemoteResult r = RunSessionRemote(s, *connector_, remote_);
   const bool no_answer = !r.oracles.findings.empty() && r.oracles.findings.front().oracle == "no-answer";
   if (!no_answer) {
@@ -217,7 +221,15 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   req.profile = SessionProfile(s);
   req.target = in_process_ ? ReferenceUri(s, o_.faults) : o_.target;
   req.pause_after_reply_ms = in_process_ ? 0 : o_.pause_after_reply_ms;
-  if (o_.replay) rf.reproduced = o_.replay(req);
+  if (in_process_ && (f.oracle == "resource" || f.oracle == "crash")) {
+    // Its script would take the replaying process over the caps: the
+    // session itself is run again, in a new child under the same caps.
+    SessionWorker again(faults_, o_.limits);
+    const WorkerResult w = again.Run(s, std::nullopt, o_.stop);
+    if (!w.cut) rf.reproduced = !w.oracles.findings.empty() && w.oracles.findings.front().oracle == f.oracle;
+  } else if (o_.replay) {
+    rf.reproduced = o_.replay(req);
+  }
   Say(Stamp() + "finding " + slug + " (" +
       (rf.reproduced ? (*rf.reproduced ? "script reproduces it" : "script does not reproduce it") : "not replayed") +
       ")\n          " + FormatFinding(f));
@@ -230,6 +242,7 @@ bool RemoteRun::SearchRound(uint64_t round) {
   so.seed = o_.seed + round;
   so.deadline = deadline_;
   so.only_profile = o_.profile;
+  so.stop = o_.stop;
   so.budget = o_.runs ? static_cast<int>(std::max<long>(0, *o_.runs - result_.sessions)) : 1 << 30;
   if (so.budget == 0) return false;
   SearchResult r = SearchSessions([this](const proto::FuzzSession& s) { return RunOne(s); }, so);
@@ -273,7 +286,7 @@ void RemoteRun::WriteStats() const {
 RemoteRunResult RemoteRun::Run() {
   if (!Prepare()) return Fail(RemoteRunResult::Status::kBadOptions, result_.error);
   deadline_ = start_ + o_.time;
-  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_; ++round) {
+  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_ && !(o_.stop && *o_.stop); ++round) {
     if (!SearchRound(round)) break;
   }
   if (result_.status == RemoteRunResult::Status::kNeverAnswered) return std::move(result_);

@@ -9,6 +9,7 @@
 // the caller's `replay` (only cli/ sees both fuzz/ and conformance/).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "fuzz/session_oracle.h"
+#include "fuzz/session_worker.h"
 #include "proto/session.pb.h"
 #include "reference/wire/profile.h"
 
@@ -50,6 +52,10 @@ struct RemoteRunOptions {
   int settle_ms = 30;
   int pause_after_reply_ms = 0;
   bool stop_at_first = false;
+  // Per session: the in-process reference runs in a child process cut at
+  // these caps (session_worker.h); a live target's session is cut at the time cap.
+  SessionLimits limits;
+  const std::atomic<bool>* stop = nullptr;  // set (SIGINT, SIGTERM): end the run now, write what was found
   ProgressFn progress;                   // one line per event (may be empty)
   ReplayFn replay;                       // replays each new finding's script (may be empty)
 };

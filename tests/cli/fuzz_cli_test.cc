@@ -94,6 +94,25 @@ TEST(FuzzRun, FaultFreeReferenceHasNoFinding) {
   EXPECT_EQ(Json(dir / "out" / "stats.json")["sessions"], 1500);
 }
 
+// Issue 17's runaway: skip-bounds-check serves Reads of up to 4 GiB; the
+// session that asks for one is cut at the memory cap and reported as a
+// `resource` finding whose reproducer is cut again.
+TEST(FuzzRun, RunawaySessionIsCutAtItsCapAndReportedAsResource) {
+  const fs::path dir = Scratch("runaway");
+  const Outcome r = RunRdmapctIn("fuzz --target reference --fault skip-bounds-check --runs 600 --session-memory 128 --out out", dir);
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  bool resource = false;
+  const auto stats = Json(dir / "out" / "stats.json");
+  for (const auto& f : stats["findings"]) {
+    if (f["oracle"] != "resource") continue;
+    resource = true;
+    EXPECT_NE(f["description"].get<std::string>().find("128 MB"), std::string::npos) << f.dump();
+    EXPECT_EQ(f["reproduced"], true) << f.dump();
+    EXPECT_TRUE(fs::exists(dir / f["dir"].get<std::string>() / "session.pb"));
+  }
+  EXPECT_TRUE(resource) << ReadFile(dir / "out" / "stats.json");
+}
+
 TEST(FuzzRun, SilentPortIsAClearError) {
   const fs::path dir = Scratch("dead");
   const Outcome r = RunRdmapctIn("fuzz --target tcp://127.0.0.1:9 --time 3s --restart-wait 1s --out out", dir);
@@ -104,6 +123,8 @@ TEST(FuzzRun, SilentPortIsAClearError) {
 TEST(FuzzRun, BadFlags) {
   const fs::path dir = Scratch("flags");
   EXPECT_EQ(RunRdmapctIn("fuzz --time soon", dir).status, 2);
+  EXPECT_EQ(RunRdmapctIn("fuzz --session-time never", dir).status, 2);
+  EXPECT_EQ(RunRdmapctIn("fuzz --session-memory 1", dir).status, 2);
   EXPECT_EQ(RunRdmapctIn("fuzz --fault no-such-fault --runs 1", dir).status, 2);
   EXPECT_EQ(RunRdmapctIn("fuzz --target tcp://127.0.0.1:9 --fault wrong-terminate-code", dir).status, 2);
 }
