@@ -50,12 +50,6 @@ std::optional<std::string> ReadWhole(const std::string& path) {
   return s.str();
 }
 
-bool WriteWhole(const fs::path& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << data;
-  return static_cast<bool>(out.flush());
-}
-
 // A binary FuzzSession, or one in text format (what `fuzz show` prints).
 std::optional<proto::FuzzSession> ParseSession(const std::string& data) {
   proto::FuzzSession s;
@@ -201,10 +195,11 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     std::fprintf(err, "rdmapct fuzz: %s\n", r.error.c_str());
     return kExitUsage;
   }
-  const std::size_t n = r.findings.size();
-  std::fprintf(out, "%ld sessions in %.1f s (%.0f/s), %zu distinct finding%s, %d target restart%s; stats in %s\n",
-               r.sessions, r.seconds, r.seconds > 0 ? r.sessions / r.seconds : 0.0, n, n == 1 ? "" : "s", r.restarts,
-               r.restarts == 1 ? "" : "s", r.stats_file.c_str());
+  const std::size_t n = r.distinct();
+  const std::string flaky = r.flaky() == 0 ? "" : " (+" + std::to_string(r.flaky()) + " flaky)";
+  std::fprintf(out, "%ld sessions in %.1f s (%.0f/s), %zu distinct finding%s%s, %d target restart%s; stats in %s\n",
+               r.sessions, r.seconds, r.seconds > 0 ? r.sessions / r.seconds : 0.0, n, n == 1 ? "" : "s", flaky.c_str(),
+               r.restarts, r.restarts == 1 ? "" : "s", r.stats_file.c_str());
   if (r.status == Status::kTargetGone) {
     std::fprintf(err, "rdmapct fuzz: %s\n", r.error.c_str());
     return kExitUsage;

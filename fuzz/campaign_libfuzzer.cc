@@ -127,6 +127,8 @@ std::string SignatureOf(const std::string& report, const std::string& kind) {
   std::istringstream in(report);
   std::string line, sig;
   static const std::regex kFinding(R"(^finding: (\S+) at step \d+: (.*)$)");
+  static const std::regex kSignature(R"(^signature: (.*)$)");
+  bool signed_finding = false;
   static const std::regex kSummary(R"(SUMMARY: \w+Sanitizer: (\S+))");
   static const std::regex kFrame(R"(^\s*#\d+ 0x[0-9a-f]+ in (\S+))");
   static const std::regex kRuntime(R"(runtime error: (.*))");
@@ -134,7 +136,10 @@ std::string SignatureOf(const std::string& report, const std::string& kind) {
   std::string finding, summary, runtime;
   while (std::getline(in, line)) {
     std::smatch m;
-    if (finding.empty() && std::regex_search(line, m, kFinding)) {
+    if (!signed_finding && std::regex_search(line, m, kSignature)) {
+      finding = m[1];  // fuzz_session's own, of its first finding: oracle, requirement, shape
+      signed_finding = true;
+    } else if (finding.empty() && std::regex_search(line, m, kFinding)) {
       std::string d = m[2];
       d = std::regex_replace(d, std::regex(R"(0x[0-9a-f]+|\d+)"), "#");
       finding = std::string(m[1]) + ": " + d;

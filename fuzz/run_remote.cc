@@ -2,6 +2,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -46,22 +47,6 @@ proto::Profile ToProto(wire::Profile p) {
 }
 
 }  // namespace
-
-std::string FindingSignature(const Finding& f) {
-  std::string s = f.oracle + ":";
-  bool in_number = false;
-  for (char c : f.description) {
-    const bool digit = std::isxdigit(static_cast<unsigned char>(c)) && (in_number || std::isdigit(static_cast<unsigned char>(c)));
-    if (digit) {
-      if (!in_number) s += '#';
-      in_number = true;
-      continue;
-    }
-    in_number = false;
-    s += c;
-  }
-  return s;
-}
 
 std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::string>& faults) {
   std::string uri = "reference?profile=" + std::string(wire::ProfileName(SessionProfile(s)));
@@ -203,18 +188,23 @@ void RemoteRun::OnNoAnswer(const Finding& f) {
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
 }
 
-// A new finding: its input, script and (replayed) verdict; a known one is counted.
+// A new finding: its input, script and (replayed) verdict; a known one is
+// counted, and replayed again (its input replacing the first) while the
+// finding is flaky, at most three times.
 void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& findings) {
   const Finding& f = findings.front();
   const std::string sig = FindingSignature(f);
   RunFinding& rf = result_.findings[sig];
-  if (++rf.count > 1) return;
-  rf.signature = sig;
-  rf.first = f;
-  rf.first_seen_s = Elapsed();
-  rf.first_seen_sessions = result_.sessions;
+  if (++rf.count > 1 && (!rf.flaky() || rf.replays > 3)) return;
+  if (rf.count == 1) {
+    rf.signature = sig;
+    rf.first = f;
+    rf.first_seen_s = Elapsed();
+    rf.first_seen_sessions = result_.sessions;
+  }
   const std::string slug = f.oracle + "-" + ShortHash(sig);
   rf.dir = (fs::path(o_.out_dir) / "findings" / slug).string();
+  ++rf.replays;
   ReplayRequest req;
   req.dir = rf.dir;
   req.script = WriteReproFiles(rf.dir, slug, s, findings, "rdmapct fuzz --target " + o_.target);
@@ -230,9 +220,10 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   } else if (o_.replay) {
     rf.reproduced = o_.replay(req);
   }
-  Say(Stamp() + "finding " + slug + " (" +
-      (rf.reproduced ? (*rf.reproduced ? "script reproduces it" : "script does not reproduce it") : "not replayed") +
-      ")\n          " + FormatFinding(f));
+  if (rf.count > 1 && rf.flaky()) return WriteStats();
+  Say(Stamp() + (rf.count > 1 ? "finding " + slug + " is no longer flaky" : "finding " + slug) + " (" +
+      (rf.reproduced ? (*rf.reproduced ? "reproducer reproduces it" : "flaky: reproducer does not reproduce it") : "not replayed") +
+      ")\n          " + FormatFinding(f) + "\n          " + sig);
   WriteStats();
 }
 
@@ -278,8 +269,13 @@ void RemoteRun::WriteStats() const {
     nlohmann::json x{{"signature", sig},     {"oracle", f.first.oracle}, {"description", f.first.description},
                      {"first_seen_s", f.first_seen_s}, {"first_seen_sessions", f.first_seen_sessions}, {"count", f.count}, {"dir", f.dir}};
     if (f.reproduced) x["reproduced"] = *f.reproduced;
+    x["flaky"] = f.flaky();
+    if (!f.first.requirement.empty()) x["requirement"] = f.first.requirement;
+    if (!f.first.shape.empty()) x["shape"] = f.first.shape;
     j["findings"].push_back(x);
   }
+  j["distinct_findings"] = result_.distinct();
+  j["flaky_findings"] = result_.flaky();
   WriteWhole(result_.stats_file, j.dump(2) + "\n");
 }
 
@@ -301,6 +297,11 @@ RemoteRunResult RemoteRun::Run() {
 }
 
 }  // namespace
+
+std::size_t RemoteRunResult::distinct() const {
+  return static_cast<std::size_t>(
+      std::count_if(findings.begin(), findings.end(), [](const auto& e) { return !e.second.flaky(); }));
+}
 
 RemoteRunResult RunRemote(const RemoteRunOptions& options) { return RemoteRun(options).Run(); }
 

@@ -67,6 +67,10 @@ struct RunFinding {
   long first_seen_sessions = 0;  // sessions run when it was found
   int count = 0;
   std::optional<bool> reproduced;
+  // Its reproducer was replayed and did not reproduce it (nor that of up to
+  // three later hits): kept apart from the count of findings.
+  bool flaky() const { return reproduced && !*reproduced; }
+  int replays = 0;
 };
 
 struct RemoteRunResult {
@@ -81,15 +85,13 @@ struct RemoteRunResult {
   long sessions = 0;
   double seconds = 0;
   int restarts = 0;
-  std::map<std::string, RunFinding> findings;  // by signature
+  std::map<std::string, RunFinding> findings;  // by signature, flaky ones included
   std::filesystem::path stats_file;
+  std::size_t distinct() const;  // findings that are not flaky
+  std::size_t flaky() const { return findings.size() - distinct(); }
 };
 
 RemoteRunResult RunRemote(const RemoteRunOptions& options);
-
-// "differential at step 2: target sent 36 octets ..." -> the signature
-// that makes one bug found twice one finding.
-std::string FindingSignature(const Finding& f);
 
 // The in-process reference as the session configured it, as a target URI.
 std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::string>& faults);

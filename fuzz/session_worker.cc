@@ -13,6 +13,7 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace rdmapct::fuzz {
 
@@ -80,13 +81,13 @@ std::optional<std::string> ReceiveFrame(int fd) {
   return body;
 }
 
-// "steps\n" then "oracle\tstep\tdescription\n" per finding.
+// "steps\n" then "oracle\tstep\trequirement\tshape\tdescription\n" per finding.
 std::string Encode(const OracleResult& r) {
   std::string s = std::to_string(r.steps) + "\n";
   for (const Finding& f : r.findings) {
     std::string d = f.description;
     for (char& c : d) c = (c == '\n' || c == '\t') ? ' ' : c;
-    s += f.oracle + "\t" + std::to_string(f.step) + "\t" + d + "\n";
+    s += f.oracle + "\t" + std::to_string(f.step) + "\t" + f.requirement + "\t" + f.shape + "\t" + d + "\n";
   }
   return s;
 }
@@ -97,9 +98,16 @@ OracleResult Decode(const std::string& s) {
   std::string line;
   if (std::getline(in, line)) r.steps = std::stoul(line);
   while (std::getline(in, line)) {
-    const auto a = line.find('\t'), b = line.find('\t', a + 1);
-    if (a == std::string::npos || b == std::string::npos) continue;
-    r.findings.push_back({line.substr(0, a), std::stoul(line.substr(a + 1, b - a - 1)), line.substr(b + 1)});
+    std::vector<std::string> f;
+    for (std::size_t at = 0; f.size() < 4;) {
+      const auto tab = line.find('\t', at);
+      if (tab == std::string::npos) break;
+      f.push_back(line.substr(at, tab - at));
+      at = tab + 1;
+      if (f.size() == 4) f.push_back(line.substr(at));
+    }
+    if (f.size() != 5) continue;
+    r.findings.push_back({f[0], std::stoul(f[1]), f[4], f[2], f[3]});
   }
   return r;
 }

@@ -113,6 +113,18 @@ TEST(FuzzRun, RunawaySessionIsCutAtItsCapAndReportedAsResource) {
   EXPECT_TRUE(resource) << ReadFile(dir / "out" / "stats.json");
 }
 
+TEST(FuzzRun, ThreeFaultsGiveThreeFindingsEachReproduced) {
+  const fs::path dir = Scratch("three");
+  const Outcome r = RunRdmapctIn("fuzz --target reference --fault ignore-ird --fault execute-misaligned-atomic "
+                                 "--fault read-responses-out-of-order --runs 6000 --out out", dir);
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 distinct findings,"), std::string::npos) << r.out;
+  const auto stats = Json(dir / "out" / "stats.json");
+  EXPECT_EQ(stats["distinct_findings"], 3) << stats.dump(2);
+  EXPECT_EQ(stats["flaky_findings"], 0) << stats.dump(2);
+  for (const auto& f : stats["findings"]) EXPECT_EQ(f["reproduced"], true) << f.dump();
+}
+
 TEST(FuzzRun, SilentPortIsAClearError) {
   const fs::path dir = Scratch("dead");
   const Outcome r = RunRdmapctIn("fuzz --target tcp://127.0.0.1:9 --time 3s --restart-wait 1s --out out", dir);

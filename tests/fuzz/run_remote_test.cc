@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 
 #include "fuzz/campaign.h"
 
@@ -48,6 +49,61 @@ TEST(RunRemote, FindsAFaultWritesItsFilesAndAsksForOneReplayPerFinding) {
   EXPECT_TRUE(fs::exists(r.stats_file));
   EXPECT_FALSE(lines.empty());
   EXPECT_LE(r.sessions, 3000);
+}
+
+// Issue 17: with three unrelated faults on, every differential finding
+// used to be one signature. One finding per fault now, and each finding's
+// input fails the reference with its own fault alone and with no other.
+TEST(RunRemote, ThreeUnrelatedFaultsGiveThreeDistinctFindings) {
+  const std::vector<std::string> faults = {"ignore-ird", "execute-misaligned-atomic", "read-responses-out-of-order"};
+  RemoteRunOptions o;
+  o.faults = faults;
+  o.runs = 6000;
+  o.out_dir = (Scratch("three") / "out").string();
+  const RemoteRunResult r = RunRemote(o);
+  ASSERT_EQ(r.status, RemoteRunResult::Status::kDone) << r.error;
+  std::string sigs;
+  for (const auto& [sig, f] : r.findings) sigs += sig + "\n";
+  ASSERT_EQ(r.distinct(), 3u) << sigs;
+  std::set<std::string> culprits;
+  for (const auto& [sig, f] : r.findings) {
+    proto::FuzzSession s;
+    std::ifstream in(fs::path(f.dir) / "session.pb", std::ios::binary);
+    ASSERT_TRUE(s.ParseFromIstream(&in)) << f.dir;
+    std::vector<std::string> failing;
+    for (const std::string& fault : faults) {
+      model::FaultSet one;
+      ASSERT_FALSE(one.AddByNames(fault).has_value());
+      const OracleResult alone = RunSessionOracles(s, one);
+      if (!alone.findings.empty() && FindingSignature(alone.findings.front()) == sig) failing.push_back(fault);
+    }
+    ASSERT_EQ(failing.size(), 1u) << sig;
+    culprits.insert(failing.front());
+  }
+  EXPECT_EQ(culprits.size(), 3u);
+}
+
+// A finding whose reproducer does not reproduce it is flaky: kept, marked,
+// and not counted.
+TEST(RunRemote, AFindingThatDoesNotReproduceIsFlakyAndNotCounted) {
+  RemoteRunOptions o;
+  o.faults = {"read-responses-out-of-order"};
+  o.runs = 3000;
+  o.out_dir = (Scratch("flaky") / "out").string();
+  int replays = 0;
+  o.replay = [&](const ReplayRequest&) -> std::optional<bool> {
+    ++replays;
+    return false;
+  };
+  const RemoteRunResult r = RunRemote(o);
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.distinct(), 0u);
+  EXPECT_EQ(r.flaky(), r.findings.size());
+  for (const auto& [sig, f] : r.findings) {
+    EXPECT_TRUE(f.flaky()) << sig;
+    EXPECT_LE(f.replays, 4) << sig;
+  }
+  EXPECT_GT(replays, static_cast<int>(r.findings.size()));  // flaky findings are replayed again on later hits
 }
 
 TEST(RunRemote, BadOptionsAreOneLineErrors) {
