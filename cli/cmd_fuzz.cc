@@ -75,7 +75,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--time", st->time, "how long (e.g. 90s, 10m, 1h; default 60s)");
   CLI::Option* runs = sub->add_option("--runs", st->runs, "at most this many sessions")->check(CLI::PositiveNumber);
   sub->add_option("--seed", st->cmd.seed, "random seed (default 1)");
-  sub->add_option("--profile", st->profile, "sessions of this profile only: rfc5040, rfc7306 or commit (a live target runs one)")
+  sub->add_option("--profile", st->profile, "sessions of this profile only: rfc5040, rfc7306 or commit (a live target: default and must match what its Advertisement claims)")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--out", st->cmd.out_dir, "findings and stats.json go here (default rdmapct-fuzz)");
   sub->add_option("--restart-wait", st->restart_wait, "wait this long for a target that stopped answering (default 30s)");

@@ -17,6 +17,8 @@
 #include "fuzz/session_search.h"
 #include "reference/model/faults.h"
 #include "reference/wire/crc32c.h"
+#include "reference/wire/mpa.h"
+#include "reference/wire/test_ulp.h"
 #include "targets/target_uri.h"
 
 namespace rdmapct::fuzz {
@@ -75,6 +77,33 @@ fs::path WriteReproFiles(const fs::path& dir, const std::string& slug, const pro
 
 namespace {
 
+// The profile a live target claims in its Advertisement (RFC 7306 and
+// COMMIT flags), read from the Reply to a plain Request; nullopt when it
+// gives none (down, restarting, or not a convention target).
+std::optional<wire::Profile> ClaimedProfile(targets::TargetConnector& connector, const RemoteOptions& o) {
+  std::string error;
+  std::unique_ptr<targets::Transport> t = connector.Connect(o.connect_timeout, error);
+  if (!t) return std::nullopt;
+  proto::FuzzSession plain;
+  plain.mutable_connection()->set_profile(proto::RFC5040);
+  if (t->Write(wire::EncodeMpaStartupFrame(BuildRequest(plain))) != targets::IoStatus::kOk) return std::nullopt;
+  wire::Bytes got;
+  const auto end = Clock::now() + o.reply_timeout;
+  auto reply = wire::DecodeMpaStartupFrame(got, {wire::MpaFrameKind::kReply});
+  while (!reply.ok() && Clock::now() < end) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+    if (t->Read(got, 4096, left) != targets::IoStatus::kOk) break;
+    reply = wire::DecodeMpaStartupFrame(got, {wire::MpaFrameKind::kReply});
+  }
+  t->Abort();
+  if (!reply.ok() || reply.value().reject) return std::nullopt;
+  auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
+  if (!adv.ok()) return std::nullopt;
+  if (adv.value().flags & wire::kFlagCommit) return wire::Profile::kCommit;
+  if (adv.value().flags & wire::kFlagRfc7306) return wire::Profile::kRfc7306;
+  return wire::Profile::kRfc5040;
+}
+
 class RemoteRun {
  public:
   explicit RemoteRun(const RemoteRunOptions& o) : o_(o), in_process_(o.target == "reference") {}
@@ -103,8 +132,11 @@ class RemoteRun {
     return std::move(result_);
   }
 
+  bool SettleProfile();
+
   const RemoteRunOptions& o_;
   const bool in_process_;
+  std::optional<wire::Profile> profile_;  // the sessions' (--profile, or what the target claims)
   model::FaultSet faults_;
   std::unique_ptr<targets::TargetConnector> connector_;
   std::unique_ptr<SessionWorker> worker_;  // the in-process reference, capped
@@ -142,13 +174,32 @@ bool RemoteRun::Prepare() {
   remote_.settle = std::chrono::milliseconds(o_.settle_ms);
   remote_.pause_after_reply = std::chrono::milliseconds(o_.pause_after_reply_ms);
   result_.stats_file = fs::path(o_.out_dir) / "stats.json";
+  return SettleProfile();
+}
+
+// A live target runs one profile: the one it claims, which --profile may
+// name but not contradict (sessions of another profile would be a stream of
+// false findings).
+bool RemoteRun::SettleProfile() {
+  profile_ = o_.profile;
+  if (in_process_) return true;
+  const std::optional<wire::Profile> claimed = ClaimedProfile(*connector_, remote_);
+  if (!claimed) return true;  // no answer yet: the run reports it
+  if (o_.profile && *o_.profile != *claimed) {
+    result_.error = "--profile " + std::string(wire::ProfileName(*o_.profile)) + " conflicts with " + o_.target +
+                    ", whose Advertisement claims " + std::string(wire::ProfileName(*claimed)) +
+                    " (leave --profile out to use the target's)";
+    return false;
+  }
+  if (!o_.profile) Say(Stamp() + "profile " + std::string(wire::ProfileName(*claimed)) + ", from the target's Advertisement");
+  profile_ = claimed;
   return true;
 }
 
 // One session; remote runs keep to the profile the target runs.
 OracleResult RemoteRun::RunOne(const proto::FuzzSession& s0) {
   proto::FuzzSession s = s0;
-  if (o_.profile) s.mutable_connection()->set_profile(ToProto(*o_.profile));
+  if (profile_) s.mutable_connection()->set_profile(ToProto(*profile_));
   if (in_process_) return std::move(worker_->Run(s, deadline_, o_.stop).oracles);
   s.mutable_connection()->set_target_crc_optional(false);
   s.mutable_connection()->set_target_markers(false);
@@ -232,7 +283,7 @@ bool RemoteRun::SearchRound(uint64_t round) {
   SearchOptions so;
   so.seed = o_.seed + round;
   so.deadline = deadline_;
-  so.only_profile = o_.profile;
+  so.only_profile = profile_;
   so.stop = o_.stop;
   so.budget = o_.runs ? static_cast<int>(std::max<long>(0, *o_.runs - result_.sessions)) : 1 << 30;
   if (so.budget == 0) return false;
@@ -240,7 +291,7 @@ bool RemoteRun::SearchRound(uint64_t round) {
   result_.sessions += r.sessions;
   if (r.findings.empty()) return false;  // budget or deadline
   proto::FuzzSession s = r.session;
-  if (o_.profile) s.mutable_connection()->set_profile(ToProto(*o_.profile));
+  if (profile_) s.mutable_connection()->set_profile(ToProto(*profile_));
   if (r.findings.front().oracle == "no-answer") {
     if (answered_ == 0) {
       stop_ = true;

@@ -8,8 +8,11 @@
 
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "fuzz/campaign.h"
+#include "targets/reference_target.h"
+#include "targets/tcp_server.h"
 
 namespace rdmapct::fuzz {
 namespace {
@@ -104,6 +107,67 @@ TEST(RunRemote, AFindingThatDoesNotReproduceIsFlakyAndNotCounted) {
     EXPECT_LE(f.replays, 4) << sig;
   }
   EXPECT_GT(replays, static_cast<int>(r.findings.size()));  // flaky findings are replayed again on later hits
+}
+
+// A served reference target (what `rdmapct serve` runs) of one profile.
+class Served {
+ public:
+  explicit Served(wire::Profile profile) {
+    targets::ReferenceTargetConfig config;
+    config.profile = profile;
+    targets::TcpServerOptions options;
+    options.listen = "127.0.0.1:0";
+    std::string error;
+    server_ = targets::TcpServer::Create(std::make_shared<targets::ReferenceTarget>(config), options, {}, error);
+    EXPECT_NE(server_, nullptr) << error;
+    if (server_) thread_ = std::thread([this] { server_->Run(); });
+  }
+  ~Served() {
+    if (!thread_.joinable()) return;
+    server_->Stop();
+    thread_.join();
+  }
+  std::string Uri() const { return "tcp://" + server_->address(); }
+
+ private:
+  std::unique_ptr<targets::TcpServer> server_;
+  std::thread thread_;
+};
+
+// Issue 17: without --profile, sessions of every profile went to an rfc5040
+// target and each RFC 7306 or COMMIT message was a false finding. The
+// profile now comes from the target's Advertisement.
+TEST(RunRemote, WithoutAProfileAHealthyTargetGivesNoFinding) {
+  Served served(wire::Profile::kRfc5040);
+  RemoteRunOptions o;
+  o.target = served.Uri();
+  o.runs = 150;
+  o.settle_ms = 5;
+  o.out_dir = (Scratch("profile") / "out").string();
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& l) { lines.push_back(l); };
+  const RemoteRunResult r = RunRemote(o);
+  ASSERT_EQ(r.status, RemoteRunResult::Status::kDone) << r.error;
+  std::string sigs;
+  for (const auto& [sig, f] : r.findings) sigs += sig + "\n";
+  EXPECT_TRUE(r.findings.empty()) << sigs;
+  EXPECT_EQ(r.sessions, 150);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines.front().find("profile rfc5040, from the target's Advertisement"), std::string::npos) << lines.front();
+}
+
+TEST(RunRemote, AProfileTheTargetDoesNotClaimIsAOneLineError) {
+  Served served(wire::Profile::kRfc5040);
+  RemoteRunOptions o;
+  o.target = served.Uri();
+  o.profile = wire::Profile::kRfc7306;
+  o.out_dir = (Scratch("conflict") / "out").string();
+  const RemoteRunResult r = RunRemote(o);
+  EXPECT_EQ(r.status, RemoteRunResult::Status::kBadOptions);
+  EXPECT_NE(r.error.find("--profile rfc7306 conflicts with"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("claims rfc5040"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+  EXPECT_EQ(r.sessions, 0);
 }
 
 TEST(RunRemote, BadOptionsAreOneLineErrors) {
