@@ -38,6 +38,8 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
     RunFuzzRepro(repro, log ? log : err, log ? log : err);
     if (log) std::fclose(log);
   };
+  FuzzStopSignals signals;
+  o.stop = FuzzStopSignals::flag();
   const fuzz::CampaignResult r = fuzz::RunCampaign(o);
   if (r.status == fuzz::CampaignResult::Status::kBadOptions) {
     std::fprintf(err, "rdmapct fuzz campaign: %s\n", r.error.c_str());
@@ -47,6 +49,11 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
   std::fprintf(out, "campaign done in %.0f s: %zu harness%s, %d new finding%s (%zu known); %s/stats.json, %s/summary.md\n",
                r.seconds, r.harnesses, r.harnesses == 1 ? "" : "es", r.new_findings, r.new_findings == 1 ? "" : "s",
                r.known_findings, root.c_str(), root.c_str());
+  if (r.interrupted) {
+    std::fprintf(err, "rdmapct fuzz campaign: interrupted; findings so far in %s, %s\n", r.stats_file.c_str(),
+                 r.summary_file.c_str());
+    return kExitInterrupted;
+  }
   return r.new_findings > 0 ? kExitFail : kExitOk;
 }
 

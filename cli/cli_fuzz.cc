@@ -42,6 +42,30 @@ std::optional<std::chrono::seconds> ParseDuration(std::string_view text) {
 
 namespace {
 
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnFuzzStopSignal(int) { g_stop.store(true); }
+
+}  // namespace
+
+FuzzStopSignals::FuzzStopSignals() {
+  g_stop.store(false);
+  struct sigaction sa{};
+  sa.sa_handler = OnFuzzStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int_);
+  sigaction(SIGTERM, &sa, &old_term_);
+}
+
+FuzzStopSignals::~FuzzStopSignals() {
+  sigaction(SIGINT, &old_int_, nullptr);
+  sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+const std::atomic<bool>* FuzzStopSignals::flag() { return &g_stop; }
+
+namespace {
+
 std::optional<std::string> ReadWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
@@ -189,6 +213,8 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
       std::fflush(out);
     };
   }
+  FuzzStopSignals signals;
+  o.stop = FuzzStopSignals::flag();
   const fuzz::RemoteRunResult r = fuzz::RunRemote(o);
   using Status = fuzz::RemoteRunResult::Status;
   if (r.status == Status::kBadOptions || r.status == Status::kNeverAnswered) {
@@ -197,9 +223,14 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   const std::size_t n = r.distinct();
   const std::string flaky = r.flaky() == 0 ? "" : " (+" + std::to_string(r.flaky()) + " flaky)";
-  std::fprintf(out, "%ld sessions in %.1f s (%.0f/s), %zu distinct finding%s%s, %d target restart%s; stats in %s\n",
+  std::fprintf(out, "%ld sessions in %.1f s (%.0f/s), %zu distinct finding%s%s, %d target restart%s; stats in %s, %s\n",
                r.sessions, r.seconds, r.seconds > 0 ? r.sessions / r.seconds : 0.0, n, n == 1 ? "" : "s", flaky.c_str(),
-               r.restarts, r.restarts == 1 ? "" : "s", r.stats_file.c_str());
+               r.restarts, r.restarts == 1 ? "" : "s", r.stats_file.c_str(), r.summary_file.c_str());
+  if (r.interrupted) {
+    std::fprintf(err, "rdmapct fuzz: interrupted; findings so far in %s, %s\n", r.stats_file.c_str(),
+                 r.summary_file.c_str());
+    return kExitInterrupted;
+  }
   if (r.status == Status::kTargetGone) {
     std::fprintf(err, "rdmapct fuzz: %s\n", r.error.c_str());
     return kExitUsage;

@@ -36,7 +36,12 @@ constexpr const char* kFuzzHelp =
     "stays under 512 MB RSS. --time is honoured within a second (sessions are cut\n"
     "at it). A live target's session is cut at --session-time too.\n"
     "\n"
-    "Exit status: 0 no finding; 1 findings; 2 bad flags or a target that never answered.\n"
+    "A status line every 10 s: sessions, sessions/s, findings, distinct, RSS.\n"
+    "SIGINT or SIGTERM ends the run: stats.json, summary.md and the findings so far\n"
+    "are written and marked \"interrupted\".\n"
+    "\n"
+    "Exit status: 0 no finding (flaky ones aside); 1 findings; 2 bad flags, a --profile\n"
+    "the target does not claim, or a target that never answered; 3 interrupted.\n"
     "\n"
     "Examples: rdmapct fuzz --target reference --fault wrong-terminate-code --time 20s\n"
     "          rdmapct fuzz --target tcp://127.0.0.1:4791 --profile rfc5040 --time 1h --out siw-fuzz\n"
@@ -56,7 +61,12 @@ constexpr const char* kCampaignHelp =
     "conformance script and its pcap). OUT/stats.json and OUT/summary.md report exec/s,\n"
     "coverage, corpus sizes and findings with their first-seen times.\n"
     "\n"
-    "Exit status: 0 no new finding; 1 new findings; 2 bad flags or no fuzzer binaries.";
+    "A status line every 10 s per harness (execs, exec/s, findings, distinct known,\n"
+    "RSS). SIGINT or SIGTERM stops the running harness, collects its artifacts and\n"
+    "writes stats.json and summary.md marked \"interrupted\".\n"
+    "\n"
+    "Exit status: 0 no new finding; 1 new findings; 2 bad flags or no fuzzer binaries;\n"
+    "3 interrupted.";
 
 }  // namespace
 

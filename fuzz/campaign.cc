@@ -51,6 +51,7 @@ class Campaign {
   void Summarise();
   void WriteSummary() const;
 
+  bool Stopped() const { return o_.stop && o_.stop->load(); }
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   long Left() const { return total_ - static_cast<long>(Elapsed()); }
   void Say(const std::string& line) const {
@@ -163,14 +164,20 @@ HarnessRun Campaign::RunHarness(std::size_t i) {
   std::ofstream log(root_ / "logs" / (h.name + ".log"), std::ios::app);
   auto last_print = Clock::now();
   Progress& p = run.progress;
-  run.exit_status = RunLogged(command, log, [&](const std::string& line) {
-    if (!ParseProgress(line, p) || Clock::now() - last_print < std::chrono::seconds(10)) return;
-    last_print = Clock::now();
-    char b[256];
-    std::snprintf(b, sizeof b, "  %s: %ld execs, %ld exec/s, cov %ld, ft %ld, corpus %ld, crash/timeout/oom %ld/%ld/%ld",
-                  h.name.c_str(), p.runs, p.exec_per_s, p.cov, p.ft, p.corp, p.crashes, p.timeouts, p.ooms);
-    Say(b);
-  });
+  run.exit_status = RunLogged(
+      command, log,
+      [&](const std::string& line) {
+        if (!ParseProgress(line, p) || Clock::now() - last_print < std::chrono::seconds(10)) return;
+        last_print = Clock::now();
+        char b[320];
+        std::snprintf(b, sizeof b,
+                      "  %s: %ld execs, %ld exec/s, %ld findings (crash/timeout/oom %ld/%ld/%ld), %zu distinct known, "
+                      "RSS %ld MB, cov %ld, ft %ld, corpus %ld",
+                      h.name.c_str(), p.runs, p.exec_per_s, p.crashes + p.timeouts + p.ooms, p.crashes, p.timeouts,
+                      p.ooms, known_.size(), p.rss_mb, p.cov, p.ft, p.corp);
+        Say(b);
+      },
+      o_.stop);
   return run;
 }
 
@@ -202,7 +209,7 @@ void Campaign::NewFinding(const Harness& h, const fs::path& artifact, const std:
   fs::copy_file(artifact, dir / "input", fs::copy_options::overwrite_existing, ec);
   fs::path reproducer = dir / "input";
   const long remaining = Left();
-  if (o_.minimize && kind == "crash" && remaining >= 4) {
+  if (o_.minimize && kind == "crash" && remaining >= 4 && !Stopped()) {
     const long budget = std::min<long>(30, remaining / 2);
     std::ofstream mlog(dir / "minimize.log");
     RunLogged("timeout " + std::to_string(budget + 10) + " " + Quote(h.binary.string()) +
@@ -226,7 +233,7 @@ void Campaign::Merge(const Harness& h, HarnessRun& run) {
   const fs::path corpus = root_ / "corpus" / h.name;
   run.corpus_after = FilesIn(corpus);
   const long merge_left = Left();
-  if (merge_left < 5) return;
+  if (merge_left < 5 || Stopped()) return;
   const fs::path merged = root_ / "corpus" / (h.name + ".merged");
   std::error_code ec;
   fs::remove_all(merged, ec);
@@ -247,6 +254,8 @@ void Campaign::Merge(const Harness& h, HarnessRun& run) {
 }
 
 void Campaign::Summarise() {
+  result_.interrupted = Stopped();
+  stats_["interrupted"] = result_.interrupted;
   stats_["finished"] = NowIso();
   stats_["seconds"] = Elapsed();
   stats_["new_findings"] = result_.new_findings;
@@ -254,6 +263,7 @@ void Campaign::Summarise() {
   std::ofstream(root_ / "findings.json") << known_.dump(2) << "\n";
   result_.stats_file = root_ / "stats.json";
   std::ofstream(result_.stats_file) << stats_.dump(2) << "\n";
+  result_.summary_file = root_ / "summary.md";
   WriteSummary();
   result_.harnesses = harnesses_.size();
   result_.known_findings = known_.size();
@@ -262,10 +272,11 @@ void Campaign::Summarise() {
 
 // summary.md: one table per campaign.
 void Campaign::WriteSummary() const {
-  const fs::path file = root_ / "summary.md";
-  std::ofstream md(file);
-  md << "# rdmapct fuzz campaign, " << stats_["started"].get<std::string>() << "\n\n"
-     << "Budget " << total_ << " s, ran " << static_cast<long>(Elapsed()) << " s, " << o_.jobs << " job(s) per harness.\n\n"
+  std::ofstream md(result_.summary_file);
+  md << "# rdmapct fuzz campaign, " << stats_["started"].get<std::string>() << (result_.interrupted ? " (interrupted)" : "")
+     << "\n\n"
+     << "Budget " << total_ << " s, ran " << static_cast<long>(Elapsed()) << " s, " << o_.jobs << " job(s) per harness"
+     << (result_.interrupted ? "; interrupted (SIGINT/SIGTERM): the harnesses not listed did not run" : "") << ".\n\n"
      << "| harness | seconds | execs | exec/s | coverage | corpus (before -> after) | crash/timeout/oom |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (const auto& [name, s] : stats_["harnesses"].items()) {
@@ -306,7 +317,7 @@ CampaignResult Campaign::Run() {
     setenv("RDMAPCT_SESSION_FAULTS", session_faults_.c_str(), 1);
     stats_["session_faults"] = session_faults_;
   }
-  for (std::size_t i = 0; i < harnesses_.size(); ++i) {
+  for (std::size_t i = 0; i < harnesses_.size() && !Stopped(); ++i) {
     HarnessRun run = RunHarness(i);
     Collect(harnesses_[i], run);
     Merge(harnesses_[i], run);

@@ -12,6 +12,7 @@
 // conformance script is the caller's `session_repro` (cli/).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -35,6 +36,7 @@ struct CampaignOptions {
   // over them is a timeout- or oom- artifact, a finding of its own kind.
   int input_timeout_s = 10;
   int rss_limit_mb = 1024;
+  const std::atomic<bool>* stop = nullptr;  // set (SIGINT, SIGTERM): end the running harness, collect, summarise
   ProgressFn progress;                 // may be empty
   // Writes (and replays) the conformance script of a fuzz_session finding:
   // the input file, the finding's directory, the faults. May be empty.
@@ -51,6 +53,7 @@ struct CampaignResult {
   int new_findings = 0;
   std::size_t known_findings = 0;  // every campaign's, deduplicated
   double seconds = 0;
+  bool interrupted = false;  // ended by `stop`; stats.json and summary.md say so
   std::filesystem::path stats_file, summary_file;
 };
 

@@ -1,8 +1,16 @@
 #include "fuzz/campaign_libfuzzer.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -36,6 +44,8 @@ bool ParseProgress(const std::string& line, Progress& p) {
   field("ft", p.ft);
   field("corp", p.corp);
   field("exec/s", p.exec_per_s);
+  static const std::regex kRss(R"(rss: (\d+)Mb)");
+  if (std::regex_search(line, m, kRss)) p.rss_mb = std::stol(m[1]);
   static const std::regex kCounts(R"(oom/timeout/crash: (\d+)/(\d+)/(\d+))");
   if (std::regex_search(line, m, kCounts)) {
     p.ooms = std::stol(m[1]);
@@ -45,22 +55,76 @@ bool ParseProgress(const std::string& line, Progress& p) {
   return true;
 }
 
-// Runs a shell command, every output line to `log` and to `on_line`.
-int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line) {
+namespace {
+
+// sh -c COMMAND in a process group of its own (libFuzzer's fork jobs
+// included), stdout and stderr on a pipe; -1 when it cannot start.
+pid_t SpawnGroup(const std::string& command, int& out_fd) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  std::string c = command;
+  char sh[] = "/bin/sh", dash_c[] = "-c";
+  char* argv[] = {sh, dash_c, c.data(), nullptr};
+  pid_t pid = -1;
+  if (posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(fds[1]);
+  if (pid < 0) close(fds[0]);
+  out_fd = fds[0];
+  return pid;
+}
+
+}  // namespace
+
+// Runs a shell command, every output line to `log` and to `on_line`. When
+// `stop` is set, the command's process group gets SIGTERM (libFuzzer
+// prints its final stats and exits), and SIGKILL 10 s later.
+int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line,
+              const std::atomic<bool>* stop) {
   log << "$ " << command << "\n";
-  std::FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  std::string line;
-  while (std::fgets(buf, sizeof buf, p)) {
-    line += buf;
-    if (line.back() != '\n' && line.size() < 16384) continue;
-    log << line;
-    if (!line.empty() && line.back() == '\n') line.pop_back();
-    if (on_line) on_line(line);
-    line.clear();
+  int fd = -1;
+  const pid_t pid = SpawnGroup(command, fd);
+  if (pid < 0) return -1;
+  std::string pending;
+  std::optional<std::chrono::steady_clock::time_point> killed_at;
+  for (;;) {
+    if (stop && stop->load() && !killed_at) {
+      kill(-pid, SIGTERM);
+      killed_at = std::chrono::steady_clock::now();
+    }
+    if (killed_at && std::chrono::steady_clock::now() - *killed_at > std::chrono::seconds(10)) kill(-pid, SIGKILL);
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buf, static_cast<std::size_t>(n));
+    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos || pending.size() >= 16384;) {
+      const std::size_t len = nl == std::string::npos ? pending.size() : nl;
+      const std::string line = pending.substr(0, len);
+      pending.erase(0, nl == std::string::npos ? len : len + 1);
+      log << line << "\n";
+      if (on_line) on_line(line);
+    }
   }
-  const int status = pclose(p);
+  if (!pending.empty()) {
+    log << pending << "\n";
+    if (on_line) on_line(pending);
+  }
+  close(fd);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
   log.flush();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

@@ -3,6 +3,7 @@
 // reports as signatures, and running a command with its output logged.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -15,15 +16,17 @@ namespace rdmapct::fuzz::campaign {
 std::string Quote(const std::string& s);  // for sh -c
 
 struct Progress {
-  long runs = 0, cov = 0, ft = 0, corp = 0, exec_per_s = 0, crashes = 0, timeouts = 0, ooms = 0;
+  long runs = 0, cov = 0, ft = 0, corp = 0, exec_per_s = 0, crashes = 0, timeouts = 0, ooms = 0, rss_mb = 0;
 };
 // "#1234: cov: 56 ft: 78 corp: 9 exec/s: 100 oom/timeout/crash: 0/0/1 ..." (fork
 // mode) or "#1234 NEW cov: 56 ft: 78 corp: 9/1Kb ... exec/s: 100 ..." (one job).
 bool ParseProgress(const std::string& line, Progress& p);
 
-// Runs a shell command, every output line to `log` and to `on_line`; the
-// exit status (128 + signal when killed).
-int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line);
+// Runs a shell command in a process group of its own, every output line to
+// `log` and to `on_line`; the exit status (128 + signal when killed). A set
+// `stop` ends the command (SIGTERM to its group, SIGKILL 10 s later).
+int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line,
+              const std::atomic<bool>* stop = nullptr);
 // Runs a shell command, stdout and stderr (at most 1 MiB) into the result.
 std::string Capture(const std::string& command, int& rc);
 

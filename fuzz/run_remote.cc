@@ -117,6 +117,8 @@ class RemoteRun {
   void OnNoAnswer(const Finding& f);
   void Record(const proto::FuzzSession& s, const std::vector<Finding>& findings);
   void WriteStats() const;
+  void WriteSummary() const;
+  void MaybeStatus();
   void Say(const std::string& line) const {
     if (o_.progress) o_.progress(line);
   }
@@ -144,6 +146,8 @@ class RemoteRun {
   Clock::time_point start_ = Clock::now(), deadline_;
   RemoteRunResult result_;
   int answered_ = 0, restart_commands_ = 0;
+  long sessions_seen_ = 0;  // sessions begun, the current search's included
+  Clock::time_point last_status_ = Clock::now();
   bool target_gone_ = false, stop_ = false;
   std::optional<Clock::time_point> unanswered_since_;
 };
@@ -174,6 +178,7 @@ bool RemoteRun::Prepare() {
   remote_.settle = std::chrono::milliseconds(o_.settle_ms);
   remote_.pause_after_reply = std::chrono::milliseconds(o_.pause_after_reply_ms);
   result_.stats_file = fs::path(o_.out_dir) / "stats.json";
+  result_.summary_file = fs::path(o_.out_dir) / "summary.md";
   return SettleProfile();
 }
 
@@ -198,6 +203,8 @@ bool RemoteRun::SettleProfile() {
 
 // One session; remote runs keep to the profile the target runs.
 OracleResult RemoteRun::RunOne(const proto::FuzzSession& s0) {
+  ++sessions_seen_;
+  MaybeStatus();
   proto::FuzzSession s = s0;
   if (profile_) s.mutable_connection()->set_profile(ToProto(*profile_));
   if (in_process_) return std::move(worker_->Run(s, deadline_, o_.stop).oracles);
@@ -306,6 +313,35 @@ bool RemoteRun::SearchRound(uint64_t round) {
   return !o_.stop_at_first;
 }
 
+// Every status_every: sessions, sessions/s, findings (hits), distinct, RSS.
+void RemoteRun::MaybeStatus() {
+  if (!o_.progress || Clock::now() - last_status_ < o_.status_every) return;
+  last_status_ = Clock::now();
+  long hits = 0;
+  for (const auto& [sig, f] : result_.findings) hits += f.count;
+  const double elapsed = Elapsed();
+  char b[200];
+  std::snprintf(b, sizeof b, "%ld sessions, %.0f/s, %ld findings, %zu distinct, RSS %zu MB", sessions_seen_,
+                elapsed > 0 ? sessions_seen_ / elapsed : 0.0, hits, result_.distinct(), SelfRssKb() / 1024);
+  std::string line = Stamp() + b;
+  if (worker_) line += " + " + std::to_string(worker_->last_rss_kb() / 1024) + " MB session process";
+  Say(line);
+}
+
+// summary.md: the run and every finding, flaky ones apart.
+void RemoteRun::WriteSummary() const {
+  std::ofstream md(result_.summary_file);
+  md << "# rdmapct fuzz --target " << o_.target << (result_.interrupted ? " (interrupted)" : "") << "\n\n"
+     << result_.sessions << " sessions in " << static_cast<long>(Elapsed()) << " s, seed " << o_.seed << ", "
+     << result_.distinct() << " distinct finding(s), " << result_.flaky() << " flaky, " << result_.restarts
+     << " target restart(s)" << (result_.interrupted ? "; interrupted (SIGINT/SIGTERM) before the end of its budget" : "")
+     << ".\n\n| signature | hits | first seen (s) | reproduced | directory |\n|---|---|---|---|---|\n";
+  for (const auto& [sig, f] : result_.findings) {
+    md << "| `" << sig << "` | " << f.count << " | " << static_cast<long>(f.first_seen_s) << " | "
+       << (f.reproduced ? (*f.reproduced ? "yes" : "no (flaky)") : "not replayed") << " | " << f.dir << " |\n";
+  }
+}
+
 void RemoteRun::WriteStats() const {
   nlohmann::json j;
   const double elapsed = Elapsed();
@@ -325,6 +361,7 @@ void RemoteRun::WriteStats() const {
     if (!f.first.shape.empty()) x["shape"] = f.first.shape;
     j["findings"].push_back(x);
   }
+  j["interrupted"] = result_.interrupted;
   j["distinct_findings"] = result_.distinct();
   j["flaky_findings"] = result_.flaky();
   WriteWhole(result_.stats_file, j.dump(2) + "\n");
@@ -338,7 +375,9 @@ RemoteRunResult RemoteRun::Run() {
   }
   if (result_.status == RemoteRunResult::Status::kNeverAnswered) return std::move(result_);
   result_.seconds = Elapsed();
+  result_.interrupted = o_.stop && o_.stop->load();
   WriteStats();
+  WriteSummary();
   if (target_gone_) {
     result_.status = RemoteRunResult::Status::kTargetGone;
     result_.error = o_.target + " stopped answering and did not come back within " +

@@ -56,6 +56,7 @@ struct RemoteRunOptions {
   // these caps (session_worker.h); a live target's session is cut at the time cap.
   SessionLimits limits;
   const std::atomic<bool>* stop = nullptr;  // set (SIGINT, SIGTERM): end the run now, write what was found
+  std::chrono::milliseconds status_every{10'000};  // a status line to `progress` this often
   ProgressFn progress;                   // one line per event (may be empty)
   ReplayFn replay;                       // replays each new finding's script (may be empty)
 };
@@ -85,8 +86,9 @@ struct RemoteRunResult {
   long sessions = 0;
   double seconds = 0;
   int restarts = 0;
+  bool interrupted = false;  // ended by `stop`; stats.json and summary.md say so
   std::map<std::string, RunFinding> findings;  // by signature, flaky ones included
-  std::filesystem::path stats_file;
+  std::filesystem::path stats_file, summary_file;
   std::size_t distinct() const;  // findings that are not flaky
   std::size_t flaky() const { return findings.size() - distinct(); }
 };

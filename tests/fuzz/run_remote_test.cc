@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "fuzz/campaign.h"
@@ -168,6 +169,45 @@ TEST(RunRemote, AProfileTheTargetDoesNotClaimIsAOneLineError) {
   EXPECT_NE(r.error.find("claims rfc5040"), std::string::npos) << r.error;
   EXPECT_EQ(r.error.find('\n'), std::string::npos);
   EXPECT_EQ(r.sessions, 0);
+}
+
+// The status line: sessions, sessions/s, findings, distinct, RSS (every
+// 10 s by default; every session here).
+TEST(RunRemote, StatusLinesSayHowTheRunGoes) {
+  RemoteRunOptions o;
+  o.faults = {"wrong-terminate-code"};
+  o.runs = 200;
+  o.status_every = std::chrono::milliseconds(0);
+  o.out_dir = (Scratch("status") / "out").string();
+  std::vector<std::string> status;
+  o.progress = [&](const std::string& l) {
+    if (l.find(" sessions, ") != std::string::npos) status.push_back(l);
+  };
+  const RemoteRunResult r = RunRemote(o);
+  ASSERT_EQ(r.status, RemoteRunResult::Status::kDone) << r.error;
+  ASSERT_GE(status.size(), 100u);
+  const std::string& last = status.back();
+  EXPECT_NE(last.find("/s, "), std::string::npos) << last;
+  EXPECT_NE(last.find(" findings, "), std::string::npos) << last;
+  EXPECT_NE(last.find(" distinct, RSS "), std::string::npos) << last;
+  EXPECT_NE(last.find(" MB session process"), std::string::npos) << last;
+}
+
+// A stop flag set before the run (SIGINT at once): nothing runs, and what
+// there is is written, marked interrupted.
+TEST(RunRemote, StopEndsTheRunAndMarksItInterrupted) {
+  RemoteRunOptions o;
+  o.time = std::chrono::seconds(600);
+  o.out_dir = (Scratch("stop") / "out").string();
+  std::atomic<bool> stop{true};
+  o.stop = &stop;
+  const RemoteRunResult r = RunRemote(o);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_LT(r.seconds, 60);
+  EXPECT_NE(std::ifstream(r.summary_file).peek(), EOF);
+  std::stringstream stats;
+  stats << std::ifstream(r.stats_file).rdbuf();
+  EXPECT_NE(stats.str().find("\"interrupted\": true"), std::string::npos) << stats.str();
 }
 
 TEST(RunRemote, BadOptionsAreOneLineErrors) {
