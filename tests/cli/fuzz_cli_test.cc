@@ -104,14 +104,14 @@ TEST(FuzzRun, FaultFreeReferenceHasNoFinding) {
 // `resource` finding whose reproducer is cut again.
 TEST(FuzzRun, RunawaySessionIsCutAtItsCapAndReportedAsResource) {
   const fs::path dir = Scratch("runaway");
-  const Outcome r = RunRdmapctIn("fuzz --target reference --fault skip-bounds-check --runs 600 --session-memory 128 --out out", dir);
+  const Outcome r = RunRdmapctIn("fuzz --target reference --fault skip-bounds-check --runs 600 --out out", dir);
   ASSERT_EQ(r.status, 1) << r.out << r.err;
   bool resource = false;
   const auto stats = Json(dir / "out" / "stats.json");
   for (const auto& f : stats["findings"]) {
     if (f["oracle"] != "resource") continue;
     resource = true;
-    EXPECT_NE(f["description"].get<std::string>().find("128 MB"), std::string::npos) << f.dump();
+    EXPECT_NE(f["description"].get<std::string>().find("384 MB"), std::string::npos) << f.dump();
     EXPECT_EQ(f["reproduced"], true) << f.dump();
     EXPECT_TRUE(fs::exists(dir / f["dir"].get<std::string>() / "session.pb"));
   }
