@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli/cli_fuzz.h"
+#include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 #include "conformance/catalog.h"
 #include "fuzz/campaign.h"
@@ -38,8 +39,9 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
     RunFuzzRepro(repro, log ? log : err, log ? log : err);
     if (log) std::fclose(log);
   };
-  FuzzStopSignals signals;
-  o.stop = FuzzStopSignals::flag();
+  // SIGINT / SIGTERM: the harness stops, what it found is collected (interrupted).
+  InterruptScope interrupt("rdmapct fuzz campaign");
+  o.stop = &interrupt.level();
   const fuzz::CampaignResult r = fuzz::RunCampaign(o);
   if (r.status == fuzz::CampaignResult::Status::kBadOptions) {
     std::fprintf(err, "rdmapct fuzz campaign: %s\n", r.error.c_str());

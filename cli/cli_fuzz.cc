@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/cli_conform.h"
+#include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 #include "fuzz/session_builder.h"
 #include "fuzz/run_remote.h"
@@ -39,30 +40,6 @@ std::optional<std::chrono::seconds> ParseDuration(std::string_view text) {
   if (number >= 0) total += number;
   return std::chrono::seconds(total);
 }
-
-namespace {
-
-std::atomic<bool> g_stop{false};
-
-extern "C" void OnFuzzStopSignal(int) { g_stop.store(true); }
-
-}  // namespace
-
-FuzzStopSignals::FuzzStopSignals() {
-  g_stop.store(false);
-  struct sigaction sa{};
-  sa.sa_handler = OnFuzzStopSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int_);
-  sigaction(SIGTERM, &sa, &old_term_);
-}
-
-FuzzStopSignals::~FuzzStopSignals() {
-  sigaction(SIGINT, &old_int_, nullptr);
-  sigaction(SIGTERM, &old_term_, nullptr);
-}
-
-const std::atomic<bool>* FuzzStopSignals::flag() { return &g_stop; }
 
 namespace {
 
@@ -120,10 +97,11 @@ std::optional<bool> ReplayScript(const fuzz::ReplayRequest& req) {
   cc.pause_after_reply_ms = req.pause_after_reply_ms;
   std::FILE* log = std::fopen((req.dir / "replay.txt").c_str(), "w");
   if (!log) return std::nullopt;
-  const int rc = RunConform(cc, log, log);
+  conformance::CertifyResult result;
+  RunConform(cc, log, log, &result);
   std::fclose(log);
-  if (rc == kExitOk || rc == kExitFail) return rc == kExitFail;
-  return std::nullopt;
+  if (!result.judged()) return std::nullopt;
+  return result.failed();
 }
 
 }  // namespace
@@ -213,8 +191,9 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
       std::fflush(out);
     };
   }
-  FuzzStopSignals signals;
-  o.stop = FuzzStopSignals::flag();
+  // SIGINT / SIGTERM: the run ends, what it found is written (interrupted).
+  InterruptScope interrupt("rdmapct fuzz");
+  o.stop = &interrupt.level();
   const fuzz::RemoteRunResult r = fuzz::RunRemote(o);
   using Status = fuzz::RemoteRunResult::Status;
   if (r.status == Status::kBadOptions || r.status == Status::kNeverAnswered) {

@@ -3,9 +3,6 @@
 // runs) and the libFuzzer binaries (campaigns, cli_campaign.cc).
 #pragma once
 
-#include <signal.h>
-
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -15,25 +12,6 @@
 #include "reference/wire/profile.h"
 
 namespace rdmapct::cli {
-
-// `rdmapct fuzz` and `fuzz campaign` stopped by SIGINT or SIGTERM: what was
-// found so far is written (stats.json, summary.md, findings/) and marked
-// "interrupted".
-inline constexpr int kExitInterrupted = 3;
-
-// While alive, SIGINT and SIGTERM set flag() instead of ending the process;
-// the previous handlers come back after.
-class FuzzStopSignals {
- public:
-  FuzzStopSignals();
-  ~FuzzStopSignals();
-  FuzzStopSignals(const FuzzStopSignals&) = delete;
-  FuzzStopSignals& operator=(const FuzzStopSignals&) = delete;
-  static const std::atomic<bool>* flag();
-
- private:
-  struct sigaction old_int_{}, old_term_{};
-};
 
 // "90", "90s", "15m", "8h", "1h30m" -> seconds; nullopt if malformed.
 std::optional<std::chrono::seconds> ParseDuration(std::string_view text);

@@ -41,7 +41,7 @@ constexpr const char* kFuzzHelp =
     "are written and marked \"interrupted\".\n"
     "\n"
     "Exit status: 0 no finding (flaky ones aside); 1 findings; 2 bad flags, a --profile\n"
-    "the target does not claim, or a target that never answered; 3 interrupted.\n"
+    "the target does not claim, or a target that never answered; 130 interrupted.\n"
     "\n"
     "Examples: rdmapct fuzz --target reference --fault wrong-terminate-code --time 20s\n"
     "          rdmapct fuzz --target tcp://127.0.0.1:4791 --profile rfc5040 --time 1h --out siw-fuzz\n"
@@ -66,7 +66,7 @@ constexpr const char* kCampaignHelp =
     "writes stats.json and summary.md marked \"interrupted\".\n"
     "\n"
     "Exit status: 0 no new finding; 1 new findings; 2 bad flags or no fuzzer binaries;\n"
-    "3 interrupted.";
+    "130 interrupted.";
 
 }  // namespace
 

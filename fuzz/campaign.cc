@@ -51,7 +51,7 @@ class Campaign {
   void Summarise();
   void WriteSummary() const;
 
-  bool Stopped() const { return o_.stop && o_.stop->load(); }
+  bool Stopped() const { return o_.stop && o_.stop->load() > 0; }
   double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
   long Left() const { return total_ - static_cast<long>(Elapsed()); }
   void Say(const std::string& line) const {

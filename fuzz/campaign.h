@@ -36,7 +36,7 @@ struct CampaignOptions {
   // over them is a timeout- or oom- artifact, a finding of its own kind.
   int input_timeout_s = 10;
   int rss_limit_mb = 1024;
-  const std::atomic<bool>* stop = nullptr;  // set (SIGINT, SIGTERM): end the running harness, collect, summarise
+  const std::atomic<int>* stop = nullptr;  // set (SIGINT, SIGTERM): end the running harness, collect, summarise
   ProgressFn progress;                 // may be empty
   // Writes (and replays) the conformance script of a fuzz_session finding:
   // the input file, the finding's directory, the faults. May be empty.

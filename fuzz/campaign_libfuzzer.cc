@@ -89,7 +89,7 @@ pid_t SpawnGroup(const std::string& command, int& out_fd) {
 // `stop` is set, the command's process group gets SIGTERM (libFuzzer
 // prints its final stats and exits), and SIGKILL 10 s later.
 int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line,
-              const std::atomic<bool>* stop) {
+              const std::atomic<int>* stop) {
   log << "$ " << command << "\n";
   int fd = -1;
   const pid_t pid = SpawnGroup(command, fd);
@@ -97,7 +97,7 @@ int RunLogged(const std::string& command, std::ofstream& log, const std::functio
   std::string pending;
   std::optional<std::chrono::steady_clock::time_point> killed_at;
   for (;;) {
-    if (stop && stop->load() && !killed_at) {
+    if (stop && stop->load() > 0 && !killed_at) {
       kill(-pid, SIGTERM);
       killed_at = std::chrono::steady_clock::now();
     }

@@ -26,7 +26,7 @@ bool ParseProgress(const std::string& line, Progress& p);
 // `log` and to `on_line`; the exit status (128 + signal when killed). A set
 // `stop` ends the command (SIGTERM to its group, SIGKILL 10 s later).
 int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line,
-              const std::atomic<bool>* stop = nullptr);
+              const std::atomic<int>* stop = nullptr);
 // Runs a shell command, stdout and stderr (at most 1 MiB) into the result.
 std::string Capture(const std::string& command, int& rc);
 

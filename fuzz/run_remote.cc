@@ -370,12 +370,12 @@ void RemoteRun::WriteStats() const {
 RemoteRunResult RemoteRun::Run() {
   if (!Prepare()) return Fail(RemoteRunResult::Status::kBadOptions, result_.error);
   deadline_ = start_ + o_.time;
-  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_ && !(o_.stop && *o_.stop); ++round) {
+  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_ && !(o_.stop && o_.stop->load() > 0); ++round) {
     if (!SearchRound(round)) break;
   }
   if (result_.status == RemoteRunResult::Status::kNeverAnswered) return std::move(result_);
   result_.seconds = Elapsed();
-  result_.interrupted = o_.stop && o_.stop->load();
+  result_.interrupted = o_.stop && o_.stop->load() > 0;
   WriteStats();
   WriteSummary();
   if (target_gone_) {

@@ -24,7 +24,7 @@ struct SearchOptions {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::size_t pool = 512;                         // mutants kept
   std::optional<wire::Profile> only_profile;      // seeds of one profile only
-  const std::atomic<bool>* stop = nullptr;        // set (SIGINT): no further session
+  const std::atomic<int>* stop = nullptr;        // set (SIGINT): no further session
 };
 
 using SessionRun = std::function<OracleResult(const proto::FuzzSession&)>;

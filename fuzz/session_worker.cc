@@ -201,7 +201,7 @@ void SessionWorker::Kill() {
 }
 
 WorkerResult SessionWorker::Run(const proto::FuzzSession& s, std::optional<Clock::time_point> deadline,
-                                const std::atomic<bool>* stop) {
+                                const std::atomic<int>* stop) {
   WorkerResult result;
   if (pid_ < 0 && !Start()) {
     // No child (fork refused): run in-process, without the caps.
@@ -235,7 +235,7 @@ WorkerResult SessionWorker::Run(const proto::FuzzSession& s, std::optional<Clock
 // Waits for the child's answer, polling its RSS, the session's time, the
 // run's deadline and the stop flag; nullopt when the session was cut.
 std::optional<std::string> SessionWorker::Await(const Clock::time_point started, std::optional<Clock::time_point> deadline,
-                                                const std::atomic<bool>* stop, WorkerResult& result) {
+                                                const std::atomic<int>* stop, WorkerResult& result) {
   const std::string pid = std::to_string(pid_);
   std::string why;
   for (;;) {
@@ -259,7 +259,7 @@ std::optional<std::string> SessionWorker::Await(const Clock::time_point started,
     }
     last_rss_kb_ = StatmKb(pid, 1);
     const auto now = Clock::now();
-    if ((deadline && now >= *deadline) || (stop && stop->load())) {
+    if ((deadline && now >= *deadline) || (stop && stop->load() > 0)) {
       result.cut = true;
     } else if (now - started > limits_.time) {
       why = "session ran over " + std::to_string(limits_.time.count()) + " ms";

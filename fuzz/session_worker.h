@@ -40,7 +40,7 @@ class SessionWorker {
   SessionWorker& operator=(const SessionWorker&) = delete;
 
   WorkerResult Run(const proto::FuzzSession& s, std::optional<std::chrono::steady_clock::time_point> deadline = {},
-                   const std::atomic<bool>* stop = nullptr);
+                   const std::atomic<int>* stop = nullptr);
 
   std::size_t last_rss_kb() const { return last_rss_kb_; }  // the child's, at its last poll
   int restarts() const { return restarts_; }                // children replaced after a cut
@@ -50,7 +50,7 @@ class SessionWorker {
   void Kill();
   std::optional<std::string> Await(const std::chrono::steady_clock::time_point started,
                                    std::optional<std::chrono::steady_clock::time_point> deadline,
-                                   const std::atomic<bool>* stop, WorkerResult& result);
+                                   const std::atomic<int>* stop, WorkerResult& result);
 
   model::FaultSet faults_;
   SessionLimits limits_;

@@ -162,7 +162,7 @@ TEST(FuzzRun, SigintKeepsStatsSummaryAndFindingsMarkedInterrupted) {
   const fs::path dir = Scratch("sigint");
   const int status = RunAndSignal("fuzz --target reference --fault wrong-terminate-code --time 120s --out out", dir,
                                   SIGINT, [&] { return fs::exists(dir / "out" / "stats.json"); });
-  ASSERT_EQ(status, 3) << ReadFile(dir / "stdout.txt") << ReadFile(dir / "stderr.txt");
+  ASSERT_EQ(status, 130) << ReadFile(dir / "stdout.txt") << ReadFile(dir / "stderr.txt");
   const auto stats = Json(dir / "out" / "stats.json");
   EXPECT_EQ(stats["interrupted"], true) << stats.dump(2);
   ASSERT_FALSE(stats["findings"].empty());
@@ -269,7 +269,7 @@ TEST(FuzzCampaign, SigtermStopsTheHarnessAndKeepsWhatItFound) {
   fs::permissions(dir / "bin" / "fuzz_fake", fs::perms::owner_all);
   const int status = RunAndSignal("fuzz campaign --harness fuzz_fake --time 1h --fuzzers bin --out camp", dir, SIGTERM,
                                   [&] { return fs::exists(dir / "camp" / "corpus" / "fuzz_fake" / "seed0"); });
-  ASSERT_EQ(status, 3) << ReadFile(dir / "stdout.txt") << ReadFile(dir / "stderr.txt");
+  ASSERT_EQ(status, 130) << ReadFile(dir / "stdout.txt") << ReadFile(dir / "stderr.txt");
   const auto stats = Json(dir / "camp" / "stats.json");
   EXPECT_EQ(stats["interrupted"], true) << stats.dump(2);
   EXPECT_EQ(stats["new_findings"], 1) << stats.dump(2);

@@ -199,7 +199,7 @@ TEST(RunRemote, StopEndsTheRunAndMarksItInterrupted) {
   RemoteRunOptions o;
   o.time = std::chrono::seconds(600);
   o.out_dir = (Scratch("stop") / "out").string();
-  std::atomic<bool> stop{true};
+  std::atomic<int> stop{1};
   o.stop = &stop;
   const RemoteRunResult r = RunRemote(o);
   EXPECT_TRUE(r.interrupted);

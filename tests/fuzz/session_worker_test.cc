@@ -67,7 +67,7 @@ TEST(SessionWorker, RunDeadlineAndStopCutWithoutAFinding) {
   const WorkerResult r = w.Run(HugeRead(), std::chrono::steady_clock::now() + std::chrono::milliseconds(30));
   EXPECT_TRUE(r.cut);
   EXPECT_TRUE(r.oracles.findings.empty()) << Describe(r.oracles);
-  std::atomic<bool> stop{true};
+  std::atomic<int> stop{1};
   const WorkerResult s = w.Run(HugeRead(), std::nullopt, &stop);
   EXPECT_TRUE(s.cut);
 }
