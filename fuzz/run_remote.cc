@@ -271,9 +271,10 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   req.pause_after_reply_ms = in_process_ ? 0 : o_.pause_after_reply_ms;
   if (in_process_ && (f.oracle == "resource" || f.oracle == "crash")) {
     // Its script would take the replaying process over the caps: the
-    // session itself is run again, in a new child under the same caps.
+    // session itself is run again, in a new child under the same caps
+    // (and the run's deadline: cut there, it is "not replayed").
     SessionWorker again(faults_, o_.limits);
-    const WorkerResult w = again.Run(s, std::nullopt, o_.stop);
+    const WorkerResult w = again.Run(s, deadline_, o_.stop);
     if (!w.cut) rf.reproduced = !w.oracles.findings.empty() && w.oracles.findings.front().oracle == f.oracle;
   } else if (o_.replay) {
     rf.reproduced = o_.replay(req);
