@@ -15,6 +15,12 @@
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+# build.sh gives the staged libraries $ORIGIN rpaths with patchelf, as the
+# container build does (.clusterfuzzlite/Dockerfile installs it).
+if ! command -v patchelf >/dev/null 2>&1; then
+  echo "check: needs patchelf (apt-get install patchelf)" >&2
+  exit 1
+fi
 root=${1:-$(mktemp -d /tmp/rdmapct-oss-fuzz.XXXXXX)}
 mkdir -p "$root/src" "$root/work" "$root/out"
 export CC=clang CXX=clang++
