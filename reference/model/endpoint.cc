@@ -263,19 +263,25 @@ bool RdmapEndpoint::RaiseIf(const RxSegment& rx, CheckResult r, Reactions& out) 
 // Terminate is out, nothing else is sent.
 void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
   v.segment_index = segments_received_ == 0 ? 0 : segments_received_ - 1;
-  if (!first_violation_) first_violation_ = v;
   UlpEvent& e = out.AddEvent(UlpEventKind::kError);
   e.violation = v.kind;
   const TerminateRule& rule = RuleFor(v.kind);
-  const bool live = state_ == StreamState::kStreaming || state_ == StreamState::kClosing;
   const bool answer = rule.emits_terminate || (v.kind == ViolationKind::kMalformedTerminate &&
                                                config_.decisions.answer_malformed_terminate);
+  const auto is_live = [&] { return state_ == StreamState::kStreaming || state_ == StreamState::kClosing; };
+  // Not while a response is being sent: its own failure is this violation,
+  // and flushing again would serve the same failing response forever.
+  if (is_live() && answer && !terminate_sent_ && config_.answer_before_terminate && !emitting_responses_) {
+    EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
+  }
+  // REQ R5040-5.4-10
+  // A response served by that flush may fail on its own (a Read whose Data
+  // Source an earlier Send with Invalidate invalidated) and send the one
+  // Terminate; then this violation is not reported on the wire, and the
+  // Terminate's violation is the first one.
+  if (!first_violation_) first_violation_ = v;
+  const bool live = is_live();
   if (live && answer && !terminate_sent_) {
-    // Not while a response is being sent: its own failure is this violation,
-    // and flushing again would serve the same failing response forever.
-    if (config_.answer_before_terminate && !emitting_responses_) {
-      EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
-    }
     // Passive audit: this Terminate is what the audited side owes, not one it
     // sent; its real Terminate (ObserveTransmitted) takes the QN 2 MSN.
     EmitTerminate(v, config_.passive ? next_msn_[2] : next_msn_[2]++, config_.profile, config_.rdmap_version,
