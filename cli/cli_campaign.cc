@@ -227,7 +227,7 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
   const fs::path source = cmd.source_dir.empty() ? conformance::RepositoryDir() : fs::path(cmd.source_dir);
   const fs::path fuzzers = cmd.fuzzers_dir.empty() ? DefaultFuzzersDir(source) : fs::path(cmd.fuzzers_dir);
   if (!fs::is_directory(fuzzers)) {
-    std::fprintf(err, "rdmapct fuzz campaign: no fuzzer binaries in %s (build them with fuzz/build.sh, or give --fuzzers DIR)\n",
+    std::fprintf(err, "rdmapct fuzz campaign: error: no fuzzer binaries in %s (build them with fuzz/build.sh, or give --fuzzers DIR)\n",
                  fuzzers.c_str());
     return kExitUsage;
   }
@@ -249,11 +249,11 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
   for (const std::string& n : names) {
     Harness h{n, fuzzers / n, {}, {}};
     if (!fs::exists(h.binary)) {
-      std::fprintf(err, "rdmapct fuzz campaign: no harness %s in %s\n", n.c_str(), fuzzers.c_str());
+      std::fprintf(err, "rdmapct fuzz campaign: error: no harness %s in %s\n", n.c_str(), fuzzers.c_str());
       return kExitUsage;
     }
     if (!IsLibFuzzer(h.binary)) {
-      std::fprintf(err, "rdmapct fuzz campaign: %s is not a libFuzzer binary (build the fuzz preset: fuzz/build.sh)\n",
+      std::fprintf(err, "rdmapct fuzz campaign: error: %s is not a libFuzzer binary (build the fuzz preset: fuzz/build.sh)\n",
                    h.binary.c_str());
       return kExitUsage;
     }
@@ -277,7 +277,7 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
     harnesses.push_back(std::move(h));
   }
   if (harnesses.empty()) {
-    std::fprintf(err, "rdmapct fuzz campaign: no fuzz_* harness in %s\n", fuzzers.c_str());
+    std::fprintf(err, "rdmapct fuzz campaign: error: no fuzz_* harness in %s\n", fuzzers.c_str());
     return kExitUsage;
   }
 
@@ -285,7 +285,7 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
   std::error_code ec;
   fs::create_directories(root / "logs", ec);
   if (ec) {
-    std::fprintf(err, "rdmapct fuzz campaign: cannot create %s: %s\n", root.c_str(), ec.message().c_str());
+    std::fprintf(err, "rdmapct fuzz campaign: error: cannot create %s: %s\n", root.c_str(), ec.message().c_str());
     return kExitUsage;
   }
   // Known findings of earlier campaigns (deduplication across nights).

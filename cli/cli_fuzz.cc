@@ -1,5 +1,6 @@
 #include "cli/cli_fuzz.h"
 
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <cctype>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "cli/cli_conform.h"
+#include "cli/cli_error.h"
 #include "conformance/case_loader.h"
 #include "cli/commands.h"
 #include "fuzz/session_builder.h"
@@ -64,10 +66,27 @@ bool WriteWhole(const fs::path& path, const std::string& data) {
 }
 
 // A binary FuzzSession, or one in text format (what `fuzz show` prints).
-std::optional<proto::FuzzSession> ParseSession(const std::string& data) {
+// Keeps the text parser's first complaint instead of letting protobuf log
+// "[libprotobuf ERROR ...]" lines on stderr (the command prints one line).
+class FirstTextError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (first.empty()) first = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
+  std::string first;
+};
+
+// A FuzzSession in binary or text format; nullopt with `why` (the text
+// parser's first error) otherwise.
+std::optional<proto::FuzzSession> ParseSession(const std::string& data, std::string* why = nullptr) {
   proto::FuzzSession s;
   if (s.ParseFromString(data)) return s;
-  if (google::protobuf::TextFormat::ParseFromString(data, &s)) return s;
+  google::protobuf::TextFormat::Parser parser;
+  FirstTextError errors;
+  parser.RecordErrorsTo(&errors);
+  if (parser.ParseFromString(data, &s)) return s;
+  if (why) *why = errors.first;
   return std::nullopt;
 }
 
@@ -86,7 +105,7 @@ std::optional<model::FaultSet> Faults(const std::vector<std::string>& names, std
   model::FaultSet set;
   for (const std::string& n : names) {
     if (auto bad = set.AddByNames(n)) {
-      std::fprintf(err, "rdmapct fuzz: unknown fault \"%.*s\" (see rdmapct --list-faults)\n",
+      std::fprintf(err, "rdmapct fuzz: error: unknown fault \"%.*s\" (see rdmapct --list-faults)\n",
                    static_cast<int>(bad->size()), bad->data());
       return std::nullopt;
     }
@@ -172,7 +191,7 @@ int RunFuzzShow(const std::vector<std::string>& files, std::FILE* out, std::FILE
   for (const std::string& f : files) {
     const auto data = ReadWhole(f);
     if (!data) {
-      std::fprintf(err, "rdmapct fuzz show: %s: cannot read\n", f.c_str());
+      std::fprintf(err, "rdmapct fuzz show: error: %s: cannot read\n", f.c_str());
       rc = kExitUsage;
       continue;
     }
@@ -191,13 +210,15 @@ int RunFuzzShow(const std::vector<std::string>& files, std::FILE* out, std::FILE
 int RunFuzzRepro(const FuzzReproCommand& cmd, std::FILE* out, std::FILE* err) {
   const auto data = ReadWhole(cmd.input);
   if (!data) {
-    std::fprintf(err, "rdmapct fuzz repro: %s: cannot read\n", cmd.input.c_str());
+    std::fprintf(err, "rdmapct fuzz repro: error: %s: cannot read\n", cmd.input.c_str());
     return kExitUsage;
   }
-  const auto session = ParseSession(*data);
+  std::string why;
+  const auto session = ParseSession(*data, &why);
   if (!session) {
-    std::fprintf(err, "rdmapct fuzz repro: %s: not a FuzzSession (binary or text format); raw harness inputs "
-                      "replay with their fuzz_* binary\n", cmd.input.c_str());
+    Errorf(err, "fuzz repro",
+           "{}: not a FuzzSession (binary, or text format: {}); raw harness inputs replay with their fuzz_* binary",
+           cmd.input, why.empty() ? "empty" : why);
     return kExitUsage;
   }
   const auto faults = Faults(cmd.faults, err);
@@ -217,7 +238,7 @@ int RunFuzzRepro(const FuzzReproCommand& cmd, std::FILE* out, std::FILE* err) {
                  *w.reproduced ? "fails, the finding reproduces" : "passes", cmd.out_dir.c_str());
     return *w.reproduced ? kExitFail : kExitOk;
   } else if (!target.empty()) {
-    std::fprintf(err, "rdmapct fuzz repro: the replay against %s ended in an error (see %s/replay.txt)\n", target.c_str(),
+    std::fprintf(err, "rdmapct fuzz repro: error: the replay against %s ended in an error (see %s/replay.txt)\n", target.c_str(),
                  cmd.out_dir.c_str());
     return kExitUsage;
   }
@@ -261,7 +282,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   if (!faults) return kExitUsage;
   const bool in_process = cmd.target == "reference";
   if (!cmd.faults.empty() && !in_process) {
-    std::fprintf(err, "rdmapct fuzz: --fault applies to --target reference only\n");
+    std::fprintf(err, "rdmapct fuzz: error: --fault applies to --target reference only\n");
     return kExitUsage;
   }
   std::unique_ptr<targets::TargetConnector> connector;
@@ -269,14 +290,14 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     std::string error;
     connector = targets::MakeConnector(cmd.target, {}, error);
     if (!connector) {
-      std::fprintf(err, "rdmapct fuzz: %s\n", error.c_str());
+      std::fprintf(err, "rdmapct fuzz: error: %s\n", error.c_str());
       return kExitUsage;
     }
   }
   std::error_code ec;
   fs::create_directories(cmd.out_dir, ec);
   if (ec) {
-    std::fprintf(err, "rdmapct fuzz: cannot create %s: %s\n", cmd.out_dir.c_str(), ec.message().c_str());
+    std::fprintf(err, "rdmapct fuzz: error: cannot create %s: %s\n", cmd.out_dir.c_str(), ec.message().c_str());
     return kExitUsage;
   }
   fuzz::RemoteOptions remote;
@@ -329,7 +350,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     const fuzz::Finding& f = r.findings.front();
     if (f.oracle == "no-answer") {
       if (answered == 0) {
-        std::fprintf(err, "rdmapct fuzz: %s never answered: %s\n", cmd.target.c_str(), f.description.c_str());
+        std::fprintf(err, "rdmapct fuzz: error: %s never answered: %s\n", cmd.target.c_str(), f.description.c_str());
         return kExitUsage;
       }
       // The target may be restarting (a crash, a VM reboot). A TCP connect
@@ -353,7 +374,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
           std::fflush(out);
         }
         const int rc = std::system(cmd.restart_command.c_str());
-        if (rc != 0) std::fprintf(err, "rdmapct fuzz: restart command exited with status %d\n", rc);
+        if (rc != 0) std::fprintf(err, "rdmapct fuzz: error: restart command exited with status %d\n", rc);
         unanswered_since = Clock::now();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -387,7 +408,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
                sessions, elapsed(), elapsed() > 0 ? sessions / elapsed() : 0.0, findings.size(),
                findings.size() == 1 ? "" : "s", restarts, restarts == 1 ? "" : "s", cmd.out_dir.c_str());
   if (target_gone) {
-    std::fprintf(err, "rdmapct fuzz: %s stopped answering and did not come back within %llds\n", cmd.target.c_str(),
+    std::fprintf(err, "rdmapct fuzz: error: %s stopped answering and did not come back within %llds\n", cmd.target.c_str(),
                  static_cast<long long>(cmd.restart_wait.count()));
     return kExitUsage;
   }

@@ -1,5 +1,6 @@
 #include "conformance/case_loader.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,6 +137,23 @@ TEST(CaseLoaderTest, LoadsADirectoryAndRejectsMisplacedFiles) {
   EXPECT_TRUE(Has(load.errors, "stray.textproto: case files live at"));
   EXPECT_TRUE(Has(load.errors, "rfc5040/7.3_bad.textproto:2:")) << load.errors.front();
   EXPECT_TRUE(Has(LoadCaseFiles(dir / "none").errors, "not a directory"));
+  fs::remove_all(dir);
+}
+
+// Issue 18: --cases-dir /tmp walked all of /tmp and listed every stray file.
+TEST(CaseLoaderTest, ADirectoryThatIsNoCaseTreeIsOneErrorAndIsNotWalked) {
+  const fs::path dir = fs::temp_directory_path() / ("rdmapct-not-cases-" + std::to_string(getpid()));
+  for (int i = 0; i < 30; ++i) {
+    fs::create_directories(dir / "a" / std::to_string(i));
+    std::ofstream(dir / "a" / std::to_string(i) / "deep.textproto") << kTwoCases;
+  }
+  std::ofstream(dir / "top.textproto") << kTwoCases;
+  fs::create_directories(dir / "somebody-elses");
+  std::ofstream(dir / "somebody-elses" / "t1.textproto") << kTwoCases;
+  CaseLoad load = LoadCaseFiles(dir);
+  EXPECT_TRUE(load.cases.empty());
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_THAT(load.errors[0], testing::StartsWith(dir.string() + ": not a case tree"));
   fs::remove_all(dir);
 }
 
