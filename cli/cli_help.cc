@@ -95,10 +95,10 @@ std::string RenderManPage(const CLI::App& app, const std::string& version) {
       ".SH DESCRIPTION\n{}\n.SH OPTIONS\n{}.SH COMMANDS\n",
       version, Roff(app.get_description()), OptionsRoff(app));
   CommandRoff(app, out);
-  out += ".SH NOTES\n.nf\n" + Roff(kMainFooter) + "\n.fi\n";
+  out += ".SH \"ENVIRONMENT AND EXIT STATUS\"\n.nf\n" + Roff(kMainFooter) + "\n.fi\n";
   out += ".SH SEE ALSO\nRFC 5040, RFC 5041, RFC 5044, RFC 6581, RFC 7306, draft\\-talpey\\-rdma\\-commit\\-01;\n"
-         "the decisions on their ambiguities: " + Roff(conformance::kDataDirVariable) +
-         " or <prefix>/share/rdmapct/docs/decisions.md.\n";
+         "the decisions on their ambiguities: docs/decisions.md in the data directory (<prefix>/share/rdmapct,\n"
+         "or $" + Roff(conformance::kDataDirVariable) + ").\n";
   return out;
 }
 
