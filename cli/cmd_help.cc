@@ -40,7 +40,7 @@ void RegisterHelp(CLI::App& app, std::function<int()>& run) {
       }
       // The formatter, not App::help(): that prints the help of the
       // selected subcommand, which is `help` itself.
-      const std::string name = path.empty() ? app.get_name() : path;
+      const std::string name = path.empty() ? app.get_name() : "rdmapct " + path;
       std::fputs(target->get_formatter()->make_help(target, name, CLI::AppFormatMode::Normal).c_str(), stdout);
       return kExitOk;
     };
