@@ -43,10 +43,11 @@ exec env -i PATH=/usr/bin:/bin HOME=/nonexistent ASAN_OPTIONS="detect_leaks=0\${
   UBSAN_OPTIONS="\${UBSAN_OPTIONS:-}" "\$@"
 RUN
 hidden() {
-  if unshare -rm true 2>/dev/null; then
+  mkdir -p "$scratch/probe"
+  if unshare -rm sh -c "mount -t tmpfs none '$scratch/probe'" 2>/dev/null; then
     HIDE=1 unshare -rm bash "$scratch/run.sh" "$@"
   else
-    echo "check_install: unshare unavailable; running without hiding the trees" >&2
+    echo "check_install: no private mount namespace (unshare -rm); running without hiding the trees" >&2
     bash "$scratch/run.sh" "$@"
   fi
 }
