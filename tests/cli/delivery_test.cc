@@ -31,12 +31,24 @@ Outcome Rdmapct(const std::string& args, const fs::path& cwd = SourceDir()) {
   return test_util::RunRdmapctIn(args, cwd);
 }
 
+fs::path TempRoot() {
+  return fs::path(::testing::TempDir()) / ("rdmapct_delivery_test." + std::to_string(::getpid()));
+}
+
 fs::path Fresh(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_delivery_test." + std::to_string(::getpid())) / name;
+  const fs::path dir = TempRoot() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
 }
+
+// The scratch directories go when the test process ends.
+class RemoveTempRoot : public ::testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(TempRoot()); }
+};
+[[maybe_unused]] ::testing::Environment* const kRemoveTempRoot =
+    ::testing::AddGlobalTestEnvironment(new RemoveTempRoot);
 
 std::vector<std::string> Lines(const std::string& s) {
   std::vector<std::string> out;
