@@ -25,6 +25,8 @@ const char* const kMainFooter =
     "  0  success: every check passed (or warned, or was skipped)\n"
     "  1  a check failed, a finding was made, or the input is malformed\n"
     "  2  usage error, unreadable input, unreachable target or an error in the run\n"
+    "  130  interrupted by SIGINT or SIGTERM (conform, load, replay: what was done\n"
+    "     is printed and written, marked partial)\n"
     "Errors are one line on stderr: \"rdmapct COMMAND: error: WHAT\".";
 
 namespace {

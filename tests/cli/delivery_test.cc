@@ -86,7 +86,7 @@ TEST(DeliveryCli, HelpCommandPrintsHelpAndExits0) {
 }
 
 TEST(DeliveryCli, EveryCommandDocumentsItsExitStatus) {
-  for (const char* c : {"decode", "replay", "conform", "serve", "load", "fuzz", "fuzz campaign"}) {
+  for (const char* c : {"decode", "replay", "conform", "serve", "load", "fuzz", "fuzz campaign", "report compare"}) {
     const Outcome r = Rdmapct(std::string(c) + " --help");
     EXPECT_EQ(r.status, 0) << c;
     EXPECT_THAT(r.out, HasSubstr("Exit status")) << c;
@@ -150,6 +150,8 @@ TEST(DeliveryErrors, EveryCommandSaysRdmapctCommandError) {
            {"fuzz --fault no-such-fault --time 1s", "rdmapct fuzz: error: "},
            {"fuzz repro /nonexistent/session.pb", "rdmapct fuzz repro: error: "},
            {"fuzz show /nonexistent/session.pb", "rdmapct fuzz show: error: "},
+           {"report compare --bogus a.json b.json", "rdmapct report compare: error: "},
+           {"report compare /nonexistent/a.json /nonexistent/b.json", "rdmapct report compare: error: "},
        }) {
     const Outcome r = Rdmapct(c.args);
     EXPECT_EQ(r.status, 2) << c.args;
