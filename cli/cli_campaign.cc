@@ -44,7 +44,7 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
   o.stop = &interrupt.level();
   const fuzz::CampaignResult r = fuzz::RunCampaign(o);
   if (r.status == fuzz::CampaignResult::Status::kBadOptions) {
-    std::fprintf(err, "rdmapct fuzz campaign: %s\n", r.error.c_str());
+    std::fprintf(err, "rdmapct fuzz campaign: error: %s\n", r.error.c_str());
     return kExitUsage;
   }
   const fs::path root = cmd.out_dir;

@@ -1,5 +1,6 @@
 #include "cli/cli_fuzz.h"
 
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "cli/cli_conform.h"
+#include "cli/cli_error.h"
 #include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 #include "fuzz/session_builder.h"
@@ -52,10 +54,27 @@ std::optional<std::string> ReadWhole(const std::string& path) {
 }
 
 // A binary FuzzSession, or one in text format (what `fuzz show` prints).
-std::optional<proto::FuzzSession> ParseSession(const std::string& data) {
+// Keeps the text parser's first complaint instead of letting protobuf log
+// "[libprotobuf ERROR ...]" lines on stderr (the command prints one line).
+class FirstTextError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
+    if (first.empty()) first = "line " + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+  }
+  void AddWarning(int, google::protobuf::io::ColumnNumber, const std::string&) override {}
+  std::string first;
+};
+
+// A FuzzSession in binary or text format; nullopt with `why` (the text
+// parser's first error) otherwise.
+std::optional<proto::FuzzSession> ParseSession(const std::string& data, std::string* why = nullptr) {
   proto::FuzzSession s;
   if (s.ParseFromString(data)) return s;
-  if (google::protobuf::TextFormat::ParseFromString(data, &s)) return s;
+  google::protobuf::TextFormat::Parser parser;
+  FirstTextError errors;
+  parser.RecordErrorsTo(&errors);
+  if (parser.ParseFromString(data, &s)) return s;
+  if (why) *why = errors.first;
   return std::nullopt;
 }
 
@@ -74,7 +93,7 @@ std::optional<model::FaultSet> Faults(const std::vector<std::string>& names, std
   model::FaultSet set;
   for (const std::string& n : names) {
     if (auto bad = set.AddByNames(n)) {
-      std::fprintf(err, "rdmapct fuzz: unknown fault \"%.*s\" (see rdmapct --list-faults)\n",
+      std::fprintf(err, "rdmapct fuzz: error: unknown fault \"%.*s\" (see rdmapct --list-faults)\n",
                    static_cast<int>(bad->size()), bad->data());
       return std::nullopt;
     }
@@ -111,7 +130,7 @@ int RunFuzzShow(const std::vector<std::string>& files, std::FILE* out, std::FILE
   for (const std::string& f : files) {
     const auto data = ReadWhole(f);
     if (!data) {
-      std::fprintf(err, "rdmapct fuzz show: %s: cannot read\n", f.c_str());
+      std::fprintf(err, "rdmapct fuzz show: error: %s: cannot read\n", f.c_str());
       rc = kExitUsage;
       continue;
     }
@@ -130,13 +149,15 @@ int RunFuzzShow(const std::vector<std::string>& files, std::FILE* out, std::FILE
 int RunFuzzRepro(const FuzzReproCommand& cmd, std::FILE* out, std::FILE* err) {
   const auto data = ReadWhole(cmd.input);
   if (!data) {
-    std::fprintf(err, "rdmapct fuzz repro: %s: cannot read\n", cmd.input.c_str());
+    std::fprintf(err, "rdmapct fuzz repro: error: %s: cannot read\n", cmd.input.c_str());
     return kExitUsage;
   }
-  const auto session = ParseSession(*data);
+  std::string why;
+  const auto session = ParseSession(*data, &why);
   if (!session) {
-    std::fprintf(err, "rdmapct fuzz repro: %s: not a FuzzSession (binary or text format); raw harness inputs "
-                      "replay with their fuzz_* binary\n", cmd.input.c_str());
+    Errorf(err, "fuzz repro",
+           "{}: not a FuzzSession (binary, or text format: {}); raw harness inputs replay with their fuzz_* binary",
+           cmd.input, why.empty() ? "empty" : why);
     return kExitUsage;
   }
   const auto faults = Faults(cmd.faults, err);
@@ -161,7 +182,7 @@ int RunFuzzRepro(const FuzzReproCommand& cmd, std::FILE* out, std::FILE* err) {
                  *reproduced ? "fails, the finding reproduces" : "passes", cmd.out_dir.c_str());
     return *reproduced ? kExitFail : kExitOk;
   } else if (!target.empty()) {
-    std::fprintf(err, "rdmapct fuzz repro: the replay against %s ended in an error (see %s/replay.txt)\n", target.c_str(),
+    std::fprintf(err, "rdmapct fuzz repro: error: the replay against %s ended in an error (see %s/replay.txt)\n", target.c_str(),
                  cmd.out_dir.c_str());
     return kExitUsage;
   }
@@ -197,7 +218,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   const fuzz::RemoteRunResult r = fuzz::RunRemote(o);
   using Status = fuzz::RemoteRunResult::Status;
   if (r.status == Status::kBadOptions || r.status == Status::kNeverAnswered) {
-    std::fprintf(err, "rdmapct fuzz: %s\n", r.error.c_str());
+    std::fprintf(err, "rdmapct fuzz: error: %s\n", r.error.c_str());
     return kExitUsage;
   }
   const std::size_t n = r.distinct();
@@ -211,7 +232,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     return kExitInterrupted;
   }
   if (r.status == Status::kTargetGone) {
-    std::fprintf(err, "rdmapct fuzz: %s\n", r.error.c_str());
+    std::fprintf(err, "rdmapct fuzz: error: %s\n", r.error.c_str());
     return kExitUsage;
   }
   return n == 0 ? kExitOk : kExitFail;

@@ -56,7 +56,7 @@ struct CampaignCommand {
   int jobs = 1;                        // libFuzzer -fork per harness
   std::string out_dir = "rdmapct-campaign";
   std::string fuzzers_dir;             // the fuzz_* binaries (default: found beside the source tree)
-  std::string source_dir;              // corpus/, fuzz/*.dict (default: compiled-in)
+  std::string source_dir;              // corpus/, fuzz/*.dict (default: RepositoryDir())
   std::vector<std::string> faults;     // RDMAPCT_SESSION_FAULTS for fuzz_session
   bool minimize = true;
   bool quiet = false;

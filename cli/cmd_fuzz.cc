@@ -45,7 +45,7 @@ constexpr const char* kFuzzHelp =
     "\n"
     "Examples: rdmapct fuzz --target reference --fault wrong-terminate-code --time 20s\n"
     "          rdmapct fuzz --target tcp://127.0.0.1:4791 --profile rfc5040 --time 1h --out siw-fuzz\n"
-    "          rdmapct fuzz show corpus/fuzz_session/rfc5040_write\n"
+    "          rdmapct fuzz show corpus/fuzz_session/rfc5040_mixed\n"
     "          rdmapct fuzz campaign --harness all --time 8h --jobs 2 --out /var/lib/rdmapct";
 
 constexpr const char* kCampaignHelp =
@@ -137,7 +137,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   camp->add_option("--jobs", cs->cmd.jobs, "libFuzzer fork workers per harness (default 1)")->check(CLI::Range(1, 256));
   camp->add_option("--out", cs->cmd.out_dir, "campaign directory, reused by the next campaign (default rdmapct-campaign)");
   camp->add_option("--fuzzers", cs->cmd.fuzzers_dir, "directory of the fuzz_* binaries (default $RDMAPCT_FUZZERS or build-fuzz/out)");
-  camp->add_option("--source", cs->cmd.source_dir, "source tree with corpus/ and fuzz/ (default: the compiled-in one)");
+  camp->add_option("--source", cs->cmd.source_dir, "source tree with corpus/ and build-fuzz/ (default: the one build/share/rdmapct links to)");
   camp->add_option("--fault", cs->cmd.faults, "reference faults for fuzz_session (repeatable)")->allow_extra_args(false);
   camp->add_flag("--no-minimize", cs->no_minimize, "keep findings as found");
   camp->add_flag("-q,--quiet", cs->cmd.quiet, "only the final line");

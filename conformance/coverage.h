@@ -44,7 +44,7 @@ struct ReasonsLoad {
 };
 ReasonsLoad ParseReasons(std::string_view tsv, const std::string& source);
 ReasonsLoad LoadReasons(const std::filesystem::path& path);
-// RepositoryDir()/conformance/uncovered_reasons.tsv.
+// DataDir()/conformance/uncovered_reasons.tsv.
 std::filesystem::path DefaultUncoveredReasonsFile();
 // Every reason the repository holds: uncovered_reasons.tsv (rows no document
 // owns: IPsec, multi-stream LLPs, ...) plus conformance/reasons/<doc>.tsv,

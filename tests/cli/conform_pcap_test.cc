@@ -166,7 +166,7 @@ TEST(ConformPcap, UnwritablePcapDirIsAUsageErrorBeforeRunning) {
   const fs::path dir = Fresh("bad-dir");
   const Outcome r = Rdmapct("conform --pcap-dir /dev/null/caps", dir);
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, StartsWith("rdmapct conform: --pcap-dir /dev/null/caps: cannot create the directory: "));
+  EXPECT_THAT(r.err, StartsWith("rdmapct conform: error: --pcap-dir /dev/null/caps: cannot create the directory: "));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   EXPECT_EQ(r.out, "");
 }
@@ -177,7 +177,7 @@ TEST(ConformPcap, UnwritableFailureCaptureIsReportedAndKeepsTheVerdictStatus) {
   const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case rfc5040/7.2/write-to-read-only-region",
                             dir);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("rdmapct conform: captures of failing cases: rdmapct-failures: cannot create the "
+  EXPECT_THAT(r.err, HasSubstr("rdmapct conform: error: captures of failing cases: rdmapct-failures: cannot create the "
                                "capture directory"));
   EXPECT_THAT(r.out, Not(HasSubstr("pcap: ")));
 }

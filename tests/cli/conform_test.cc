@@ -100,7 +100,7 @@ TEST(ConformList, ListsEveryCaseAndFilters) {
 TEST(ConformList, EmptySelectionIsAUsageError) {
   const Outcome r = Rdmapct("conform --list --tag no-such-tag");
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, StartsWith("rdmapct conform: no case matches the selection"));
+  EXPECT_THAT(r.err, StartsWith("rdmapct conform: error: no case matches the selection"));
   EXPECT_EQ(Lines(r.err), 1u);
   EXPECT_EQ(r.out, "");
 }
@@ -114,7 +114,7 @@ TEST(ConformUsage, BadFlagsExit2WithOneLine) {
     const Outcome r = Rdmapct(args);
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(Lines(r.err), 1u) << args << ": " << r.err;
-    EXPECT_THAT(r.err, StartsWith("rdmapct: ")) << args;
+    EXPECT_THAT(r.err, StartsWith("rdmapct conform: error: ")) << args;
     EXPECT_EQ(r.out, "") << args;
   }
 }
@@ -125,13 +125,13 @@ TEST(ConformUsage, TargetAndFaultErrorsExit2BeforeRunning) {
     const char* message;
   };
   for (const Bad& b : {
-           Bad{"conform --fault no-such-fault", "rdmapct conform: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
+           Bad{"conform --fault no-such-fault", "rdmapct conform: error: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
            Bad{"conform --target tcp://127.0.0.1:9 --fault ignore-ird",
-               "rdmapct conform: --fault only applies to the reference target (got --target tcp://127.0.0.1:9)\n"},
-           Bad{"conform --target nowhere", "rdmapct conform: target nowhere: unknown target \"nowhere\""},
-           Bad{"conform --target 'reference?colour=blue'", "rdmapct conform: target reference?colour=blue: unknown reference option"},
-           Bad{"conform --json /nonexistent/dir/r.json", "rdmapct conform: --json /nonexistent/dir/r.json: directory"},
-           Bad{"conform --pcap-dir /dev/null/x", "rdmapct conform: --pcap-dir /dev/null/x: cannot create the directory"},
+               "rdmapct conform: error: --fault only applies to the reference target (got --target tcp://127.0.0.1:9)\n"},
+           Bad{"conform --target nowhere", "rdmapct conform: error: target nowhere: unknown target \"nowhere\""},
+           Bad{"conform --target 'reference?colour=blue'", "rdmapct conform: error: target reference?colour=blue: unknown reference option"},
+           Bad{"conform --json /nonexistent/dir/r.json", "rdmapct conform: error: --json /nonexistent/dir/r.json: directory"},
+           Bad{"conform --pcap-dir /dev/null/x", "rdmapct conform: error: --pcap-dir /dev/null/x: cannot create the directory"},
        }) {
     const Outcome r = Rdmapct(b.args);
     EXPECT_EQ(r.status, 2) << b.args;
