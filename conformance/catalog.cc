@@ -16,7 +16,7 @@ struct LevelSpelling {
   std::string_view text;
 };
 
-// The spellings of NOTES.md §2, exactly as they appear in the TSV.
+// The spellings of decisions D-CONV, exactly as they appear in the TSV.
 constexpr std::array<LevelSpelling, 15> kLevels{{
     {Level::kMust, "MUST"},
     {Level::kMustNot, "MUST NOT"},
@@ -35,7 +35,7 @@ constexpr std::array<LevelSpelling, 15> kLevels{{
     {Level::kDesc, "DESC"},
 }};
 
-// The id prefix of each `doc` value (NOTES.md §2: R5040-<sec>-NN, RCOMMIT-...).
+// The id prefix of each `doc` value (decisions D-CONV: R5040-<sec>-NN, RCOMMIT-...).
 constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kDocPrefixes{{
     {"RFC5040", "R5040"},
     {"RFC7306", "R7306"},
@@ -154,7 +154,7 @@ bool Requirement::informative_appendix() const {
 }
 
 Grade Requirement::grade() const {
-  // NOTES.md §5.3: rows from informative appendices are warnings whatever
+  // decisions D-S3: rows from informative appendices are warnings whatever
   // their keyword.
   if (informative_appendix()) return Grade::kWarn;
   switch (level) {

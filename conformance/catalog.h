@@ -1,7 +1,7 @@
 // The requirement catalog (requirements.tsv): every normative statement of
 // RFC 5040, 7306, 5041, 5044, 6581 and draft-talpey-rdma-commit-01 with a
 // stable id. Cases cite these ids; the runner grades results by the level of
-// the rows a check cites (NOTES.md §5.3). The TSV is the single copy of the
+// the rows a check cites (decisions D-S3). The TSV is the single copy of the
 // RFC paraphrases: code never repeats them.
 //
 // Where the file comes from (FindRequirementsFile):
@@ -23,7 +23,7 @@
 
 namespace rdmapct::conformance {
 
-// The `level` column as written (NOTES.md §2): BCP 14 keywords, their
+// The `level` column as written (decisions D-CONV): BCP 14 keywords, their
 // lower-case-only forms "(lc)", and the DESC / TABLE pseudo-levels.
 enum class Level : uint8_t {
   kMust, kMustNot, kRequired, kShould, kShouldNot, kRecommended, kMay, kOptional,
@@ -33,7 +33,7 @@ enum class Level : uint8_t {
 
 enum class WireObservable : uint8_t { kYes, kPartial, kNo };
 
-// How a failed check of a row is graded (NOTES.md §5.3).
+// How a failed check of a row is graded (decisions D-S3).
 enum class Grade : uint8_t {
   kFail,       // MUST / MUST NOT / REQUIRED
   kWarn,       // SHOULD family, lower-case keywords, informative appendices

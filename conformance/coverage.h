@@ -2,7 +2,7 @@
 // (`rdmapct conform --coverage`), and which MUST-level rows nothing checks.
 //
 // Rows are classed by how a missed check is graded (Requirement::grade(),
-// NOTES.md §5.3): MUST / MUST NOT / REQUIRED rows are the ones coverage is
+// decisions D-S3): MUST / MUST NOT / REQUIRED rows are the ones coverage is
 // about; SHOULD-level rows (SHOULD family, lower-case keywords, informative
 // appendices) are shown for information. MAY and DESC / TABLE rows are not
 // tabled (a case may still cite them).

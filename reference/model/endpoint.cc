@@ -51,7 +51,7 @@ void RdmapEndpoint::OnSegment(wire::ByteSpan ulpdu, Reactions& out) {
 
 // REQ R5041-7.1-03 R5040-5.4-10 R5040-5.4-01
 // After a Terminate (sent or received) DDP silently drops every later segment
-// (NOTES E, F.8); a peer that keeps sending after its own Terminate breaks
+// (decisions D-E, D-F8); a peer that keeps sending after its own Terminate breaks
 // R5040-5.4-10, which the auditor wants to know.
 bool RdmapEndpoint::AcceptInState(wire::ByteSpan ulpdu, Reactions& out) {
   if (state_ == StreamState::kStreaming || state_ == StreamState::kClosing) return true;
@@ -76,7 +76,7 @@ bool RdmapEndpoint::AcceptInState(wire::ByteSpan ulpdu, Reactions& out) {
 }
 
 // DecodeRdmapSegment fails only on truncation. A short DDP header cannot be
-// echoed (NOTES F.4); a short RDMAP header is checked like any other segment
+// echoed (decisions D-F4); a short RDMAP header is checked like any other segment
 // first (DV, QN, RV, opcode), then reported as a length error.
 void RdmapEndpoint::OnUndecodable(wire::ByteSpan ulpdu, Reactions& out) {
   auto ddp = wire::DecodeDdpSegment(ulpdu);
@@ -174,7 +174,7 @@ uint32_t RdmapEndpoint::PendingCount(bool extension) const {
 
 // REQ R5040-5.2.1-02 R5040-6.1-10 R5040-5.2.2-03 R7306-5.2.1-S2 R7306-5.2.2-S4
 // QN1: the next MSN only (requests are single-segment and arrive in order,
-// NOTES F.7), one IRD slot per request still being answered.
+// decisions D-F7), one IRD slot per request still being answered.
 bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
   const FaultSet& f = config_.faults;
   if (RaiseIf(rx, CheckMsn(rx.ddp().msn, expected_msn_[1], 1, 1, f), out)) return false;
@@ -196,7 +196,7 @@ bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
 // REQ R7306-5-08 R7306-5.2.2-S7 R7306-5.4-R8b RCOMMIT-3.1-07
 // QN3: a response is legal only as the next MSN while a request that earns
 // a QN3 response is outstanding, and must be that request's response type
-// (NOTES C.8: correlation by QN3 MSN order).
+// (decisions D-C8: correlation by QN3 MSN order).
 bool RdmapEndpoint::CheckUntaggedResponse(const RxSegment& rx, Reactions& out) {
   // accept-unexpected-responses: what matches no request is dropped unchecked.
   if (config_.faults.Has(Fault::kAcceptUnexpectedResponses) &&

@@ -6,7 +6,7 @@
 // take the tagged flag, queue number and header length from the same row.
 //
 // The RDMAP Control Field is octet 1 of every DDP header (DDP RsvdULP[0]).
-// Its layout depends on the profile (NOTES.md §2 and D.1):
+// Its layout depends on the profile (decisions D-CONV and D-D1):
 //   rfc5040 / rfc7306: RV = (b>>6)&3, Rsv = (b>>4)&3, Opcode = b&0xF
 //   commit:            RV = (b>>6)&3, Rsv = (b>>5)&1, Opcode = b&0x1F
 // so under rfc7306 the byte 0x50 is RV=01b, Rsv=01b, opcode 0x0 (RDMA Write),
@@ -52,7 +52,7 @@ enum class HeaderKind : uint8_t {
   kTerminate,           // RFC 5040 §4.8, variable (min 4)
   kImmediateData,       // RFC 7306 §6.2, 8 octets
   kAtomicRequest,       // RFC 7306 §5.2.1 Fig. 4, 52 octets
-  kAtomicResponse,      // RFC 7306 §5.2.2 Fig. 6, 12 octets (NOTES C.1)
+  kAtomicResponse,      // RFC 7306 §5.2.2 Fig. 6, 12 octets (decisions D-C1)
   kFlushRequest,        // COMMIT §3.1.1.1, 20 octets
   kVerifyRequest,       // COMMIT §3.1.2.1, 16 octets + optional Hash Value
   kVerifyResponse,      // COMMIT §3.1.2.2, Hash Value only (0 fixed octets)
@@ -64,7 +64,7 @@ enum class InvalidateStagUse : uint8_t {
   kNoField,   // tagged message: the tagged DDP header has a 1-octet RsvdULP only
   kZero,      // MUST be zero on transmit, ignored on receive (RFC 5040 §4.1, RFC 7306 §4.1)
   kValid,     // carries the STag to invalidate (Send with Invalidate variants)
-  kOptional,  // COMMIT requests: zero, or non-zero "processed by the receiver" (NOTES D.4)
+  kOptional,  // COMMIT requests: zero, or non-zero "processed by the receiver" (decisions D-D4)
 };
 
 inline constexpr uint8_t kNoQueueNumber = 0xFF;  // tagged messages have no QN

@@ -6,7 +6,7 @@
 // Request / Reply fields, every RDMAP opcode, QN / MSN, and the Terminate
 // fields equal what rdmapct recorded (the JSON report's frames, decoded by
 // the wire layer). No Markers here: Wireshark enables them in both
-// directions if either side sets M (NOTES.md G.3).
+// directions if either side sets M (decisions D-G3).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

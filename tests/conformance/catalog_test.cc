@@ -101,7 +101,7 @@ TEST(CatalogTest, KnownRowsHaveTypedFields) {
   EXPECT_FALSE(Vendored().Contains("r5040-7.2-09a"));  // ids are case-sensitive
 }
 
-// NOTES.md §5.3: an informative-appendix MUST NOT is only a warning.
+// decisions D-S3: an informative-appendix MUST NOT is only a warning.
 TEST(CatalogTest, InformativeAppendixRowsGradeAsWarnings) {
   const Requirement* r = Vendored().Find("R5044-A.4-01");
   ASSERT_NE(r, nullptr);
@@ -111,7 +111,7 @@ TEST(CatalogTest, InformativeAppendixRowsGradeAsWarnings) {
   EXPECT_FALSE(Vendored().Find("R5040-7.2-09a")->informative_appendix());
 }
 
-// The per-level and per-observability totals of NOTES.md §3.
+// The per-level and per-observability totals of decisions D-COUNTS.
 TEST(CatalogTest, CountsMatchNotesSection3) {
   std::map<std::string, int> levels;
   std::map<WireObservable, int> wire;

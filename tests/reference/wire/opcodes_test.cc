@@ -51,7 +51,7 @@ constexpr Expected kExpected[] = {
 
 // R5040-4.1-T01..T08, R5040-4.2-T01..T08, R7306-4.1-T01..T04, R7306-4.2-T01..T04,
 // RCOMMIT-3.1-T01..T12 (header lengths: RCOMMIT-3.1-T07/T09/T11; Atomic
-// Response 12 octets per RFC 7306 Figure 6, NOTES C.1).
+// Response 12 octets per RFC 7306 Figure 6, decisions D-C1).
 TEST(OpcodeTable, EveryRowMatchesTheRfcTables) {
   static_assert(std::size(kExpected) == kOpcodeCount);
   for (const Expected& e : kExpected) {
@@ -112,7 +112,7 @@ TEST(RdmapControl, DecodesRfc5040Layout) {
   EXPECT_EQ(DecodeRdmapControl(0x03, Profile::kRfc5040), (RdmapControl{0, 0, 0x3}));
 }
 
-// RCOMMIT-3.1-01 (NOTES D.1): the same octet means different things per profile.
+// RCOMMIT-3.1-01 (decisions D-D1): the same octet means different things per profile.
 TEST(RdmapControl, AtomicWriteOctetDiffersBetweenProfiles) {
   // 0x50 = 01 01 0000b: rfc7306 -> RV=01b, Rsv=01b, opcode 0x0 (RDMA Write);
   //                     commit  -> RV=01b, Rsv=0,   opcode 0x10 (Atomic Write Request).
