@@ -44,7 +44,8 @@ const std::vector<Part>& Table() {
       {"plugin", {"targets/plugin/"}, {"wire", "model", "targets", "plugin-abi"}},
       {"agent", {"targets/agent/"}, {"wire"}},
       {"capture", {"capture/"}, {"wire"}, true},
-      {"proto", {"proto/"}, {}},
+      // Schemas, and proto/message_type.h tying their enums to wire::Opcode.
+      {"proto", {"proto/"}, {"wire"}},
       {"conformance", {"conformance/"}, {"wire", "model", TARGETS, "capture", "proto"}, true},
       {"fuzz", {"fuzz/"}, {"wire", "model", TARGETS, "proto"}, true},
       // The harnesses may use the fuzz library, and the capture harnesses
