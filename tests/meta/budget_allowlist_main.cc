@@ -1,10 +1,12 @@
 // budget_allowlist: prints what tests/meta/budget_test would report, or with
 // --update rewrites tests/meta/budget_allowlist.tsv from the tree and says
-// what it added and removed (tools/update_budget.sh runs it).
+// what it added, removed, and which lengths grew or shrank
+// (tools/update_budget.sh runs it).
 //
 //   budget_allowlist [--root DIR] [--update]
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -19,11 +21,18 @@ std::string Key(const meta::BudgetItem& i) { return i.file + "\t" + i.function; 
 
 int Update(const std::filesystem::path& root, const std::vector<meta::BudgetItem>& before,
            const std::vector<meta::BudgetItem>& over) {
-  std::set<std::string> old_keys, new_keys;
-  for (const auto& i : before) old_keys.insert(Key(i));
+  std::map<std::string, int> old_lines;
+  std::set<std::string> new_keys;
+  for (const auto& i : before) old_lines[Key(i)] = i.lines;
   for (const auto& i : over) new_keys.insert(Key(i));
   for (const auto& i : over) {
-    if (!old_keys.count(Key(i))) std::printf("added   %d\t%s\n", i.lines, Key(i).c_str());
+    const auto it = old_lines.find(Key(i));
+    if (it == old_lines.end()) {
+      std::printf("added   %d\t%s\n", i.lines, Key(i).c_str());
+    } else if (it->second != i.lines) {
+      std::printf("%s %d -> %d\t%s\n", i.lines > it->second ? "grew   " : "shrank ", it->second, i.lines,
+                  Key(i).c_str());
+    }
   }
   for (const auto& i : before) {
     if (!new_keys.count(Key(i))) std::printf("removed %d\t%s\n", i.lines, Key(i).c_str());
