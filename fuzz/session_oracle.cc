@@ -9,6 +9,7 @@
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
 #include "reference/model/terminate_map.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
@@ -55,11 +56,7 @@ targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
 
 namespace {
 
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+using wire::HexValue;
 
 struct ReadRequest {
   uint32_t sink_stag;
@@ -131,7 +128,7 @@ class Checker {
     }
     const wire::RdmapMessageView& v = d.value();
     if (!v.opcode_known) {
-      Report(findings, "framing", step, "target sent unknown opcode " + Hex(v.ctrl.opcode), "", "opcode");
+      Report(findings, "framing", step, "target sent unknown opcode " + HexValue(v.ctrl.opcode), "", "opcode");
       return;
     }
     if (v.opcode() == Opcode::kTerminate) return OnTerminate(v, step, findings);
@@ -164,7 +161,7 @@ class Checker {
                                          [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
         Report(findings, "read-response", step,
                std::string(earlier ? "Read Response out of request order" : "Read Response without a matching Read Request") +
-                   " (STag " + Hex(h.stag) + ", TO " + Hex(h.tagged_offset) + ")",
+                   " (STag " + HexValue(h.stag) + ", TO " + HexValue(h.tagged_offset) + ")",
                earlier ? "R5040-5.5-R20a" : "R5040-4.4-02", earlier ? "RDMA Read Response/order" : "RDMA Read Response/unrequested");
         reads_reliable_ = false;
         return;
@@ -177,8 +174,8 @@ class Checker {
     const std::size_t n = v.ddp.payload.size();
     if (h.tagged_offset != next_to_ || h.stag != requests_[cursor_ - 1].sink_stag || n > remaining_) {
       Report(findings, "read-response", step,
-             "Read Response segment at TO " + Hex(h.tagged_offset) + " with " + std::to_string(n) +
-                 " octets does not continue its response (expected TO " + Hex(next_to_) + ", " +
+             "Read Response segment at TO " + HexValue(h.tagged_offset) + " with " + std::to_string(n) +
+                 " octets does not continue its response (expected TO " + HexValue(next_to_) + ", " +
                  std::to_string(remaining_) + " octets left)",
              "", "RDMA Read Response/segment");
       reads_reliable_ = false;
@@ -335,7 +332,7 @@ class Pair {
       const auto mb = b_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
       if (ma.size() == mb.size() && std::equal(ma.begin(), ma.end(), mb.begin())) continue;
       Checker::Report(findings, "differential", step,
-                      "memory of region STag " + Hex(r.stag) + " differs from the fault-free reference's", Requirement(),
+                      "memory of region STag " + HexValue(r.stag) + " differs from the fault-free reference's", Requirement(),
                       "memory");
       return;
     }

@@ -319,10 +319,7 @@ bool RdmapEndpoint::PassiveTargetKnown(const wire::RdmapMessageView& v) const {
 
 void RdmapEndpoint::ExpectResponse(const RxSegment& rx, Reactions& out) {
   PendingResponse p;
-  p.response = rx.info->opcode == Opcode::kAtomicRequest   ? Opcode::kAtomicResponse
-               : rx.info->opcode == Opcode::kFlushRequest  ? Opcode::kFlushResponse
-               : rx.info->opcode == Opcode::kVerifyRequest ? Opcode::kVerifyResponse
-                                                           : Opcode::kAtomicWriteResponse;
+  p.response = rx.info->response.value_or(Opcode::kAtomicWriteResponse);
   p.extension = true;
   p.request_segment = SegmentOf(rx);
   if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&rx.view.header)) {

@@ -159,10 +159,7 @@ PostStatus RdmapEndpoint::PostQn1Request(Opcode request, const wire::RdmapHeader
   if (!OrdAvailable(config_, outstanding_reads_.size(), outstanding_responses_.size(), true)) {
     return PostStatus::kOrdExceeded;
   }
-  Opcode response = Opcode::kAtomicResponse;
-  if (request == Opcode::kFlushRequest) response = Opcode::kFlushResponse;
-  if (request == Opcode::kVerifyRequest) response = Opcode::kVerifyResponse;
-  if (request == Opcode::kAtomicWriteRequest) response = Opcode::kAtomicWriteResponse;
+  const Opcode response = wire::InfoFor(request).response.value_or(Opcode::kAtomicResponse);
   scratch_.clear();
   wire::EncodeRdmapHeader(header, scratch_);
   wire::DdpSegmentHeader ddp = UntaggedHeader(request, 1);

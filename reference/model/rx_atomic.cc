@@ -18,6 +18,7 @@
 #include <string>
 
 #include "reference/model/endpoint.h"
+#include "reference/wire/hex.h"
 
 namespace rdmapct::model {
 
@@ -26,15 +27,7 @@ namespace {
 // The operand of every Atomic Operation is one 64-bit word (RFC 7306 §5).
 constexpr uint64_t kAtomicOperandLength = 8;
 
-std::string Hex(uint64_t v) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 0xF]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
-}
+using wire::HexValue;
 
 // REQ R7306-5-03 R7306-5.2.1-04 R7306-5.2.1-S4 R7306-5.2.1-T01 R7306-5.2.1-T02
 // R7306-5.2.1-T03
@@ -47,7 +40,7 @@ CheckResult CheckAtomicOpcode(uint8_t aopcode) {
     return {};
   }
   return MakeViolation(ViolationKind::kAtomicUnsupportedOpcode, "R7306-5.2.1-S4",
-                       "AOpCode " + Hex(aopcode) + (aopcode == 1 ? " is Reserved" : " is Unassigned"));
+                       "AOpCode " + HexValue(aopcode) + (aopcode == 1 ? " is Reserved" : " is Unassigned"));
 }
 
 // REQ R7306-5.1.1-01 R7306-5.1.1-06 R7306-5.2.1-T01
@@ -179,8 +172,8 @@ void RdmapEndpoint::OnAtomicResponse(const RxSegment& rx, Reactions& out) {
       resp->original_request_identifier != request.request_id) {
     Raise(rx, MakeViolation(ViolationKind::kAtomicResponseIdMismatch, "R7306-5.2.2-02",
                             "Original Request Identifier " +
-                                Hex(resp->original_request_identifier) + " answers request " +
-                                Hex(request.request_id) + " (QN1 MSN " +
+                                HexValue(resp->original_request_identifier) + " answers request " +
+                                HexValue(request.request_id) + " (QN1 MSN " +
                                 std::to_string(request.request_msn) + ")"),
           out);
     return;

@@ -53,25 +53,11 @@ fs::path Fresh(const std::string& name) {
   return dir;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 // Runs `rdmapct <args>` in `cwd` (the case tree is found through the
 // compiled-in source directory, whatever the working directory).
-Outcome Rdmapct(const std::string& args, const fs::path& cwd) {
-  const fs::path err_path = cwd / "stderr.txt";
-  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  int raw = -1;
-  if (auto out = RunCommand(cmd, &raw)) r.out = *out;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  fs::remove(err_path);
-  return r;
-}
+Outcome Rdmapct(const std::string& args, const fs::path& cwd) { return test_util::RunRdmapctIn(args, cwd); }
 
 std::vector<std::string> PcapFiles(const fs::path& dir) {
   std::vector<std::string> names;

@@ -35,10 +35,7 @@ using testing::HasSubstr;
 using testing::Not;
 using testing::StartsWith;
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 fs::path TempDir() {
   const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_conform_test." + std::to_string(::getpid()));
@@ -47,22 +44,7 @@ fs::path TempDir() {
 }
 
 // Runs `rdmapct <args>` in the source directory with stdin from /dev/null.
-Outcome Rdmapct(const std::string& args) {
-  static int counter = 0;
-  const fs::path err_path = TempDir() / ("stderr" + std::to_string(++counter));
-  const std::string cmd = "cd " + Quote(SourceDir()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
-}
+Outcome Rdmapct(const std::string& args) { return test_util::RunRdmapct(args); }
 
 std::size_t Lines(const std::string& s) {
   std::size_t n = 0;

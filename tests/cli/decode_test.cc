@@ -37,18 +37,12 @@ namespace {
 using test_util::SourceDir;
 using test_util::ReadFile;
 using test_util::Quote;
+using test_util::WriteFile;
 
 namespace fs = std::filesystem;
 using wire::Bytes;
 
-void WriteFile(const fs::path& p, std::string_view data) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
-
-struct RunResult {
-  int status = -1;
-  std::string out, err;
+struct RunResult : test_util::Outcome {
   int Frames() const {
     int n = 0;
     for (std::size_t at = 0; (at = out.find("\nFrame ", at)) != std::string::npos; ++at) ++n;
@@ -59,24 +53,7 @@ struct RunResult {
 // Runs `rdmapct <args>` in the source directory (so relative example paths
 // work as in the README); `stdin_data` is fed to standard input.
 RunResult Rdmapct(const std::string& args, const std::string& stdin_data = "") {
-  static int counter = 0;
-  const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_cli_test." + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path err_path = dir / ("stderr" + std::to_string(++counter));
-  const fs::path in_path = dir / ("stdin" + std::to_string(counter));
-  WriteFile(in_path, stdin_data);
-  const std::string cmd = "cd " + Quote(SourceDir()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " <" +
-                          Quote(in_path.string()) + " 2>" + Quote(err_path.string());
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
+  return RunResult{test_util::RunRdmapct(args, stdin_data)};
 }
 
 fs::path Streams() { return fs::path(SourceDir()) / "examples" / "streams"; }

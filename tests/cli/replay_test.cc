@@ -39,16 +39,12 @@ namespace {
 using test_util::SourceDir;
 using test_util::ReadFile;
 using test_util::Quote;
+using test_util::WriteFile;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using namespace rdmapct::capture::pcap_test;
-
-void WriteFile(const fs::path& p, std::string_view data) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
 
 fs::path Fresh(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_replay_test." + std::to_string(::getpid())) / name;
@@ -57,24 +53,12 @@ fs::path Fresh(const std::string& name) {
   return dir;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 // Runs `rdmapct <args>` in `cwd` (default: the source directory, so sample
 // paths read as in the README).
 Outcome Rdmapct(const std::string& args, const fs::path& cwd = SourceDir()) {
-  static int counter = 0;
-  const fs::path err_path = Fresh("stderr") / ("stderr" + std::to_string(++counter));
-  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  int raw = -1;
-  if (auto out = RunCommand(cmd, &raw)) r.out = *out;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
+  return test_util::RunRdmapctIn(args, cwd);
 }
 
 std::vector<fs::path> SampleCaptures() {
