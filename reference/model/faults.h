@@ -60,6 +60,20 @@ enum class Fault : uint8_t {
   kLateFpduHandOff,
   kTerminateControlLittleEndian,
   kShortReadCrossingPage,
+  // The reference target as MPA Initiator (targets/reference_initiator.cc)
+  kSendsBeforeReply,
+  kRequestResBitsSet,
+  kEnhancedRequestAlways,
+  kPeerToPeerAlways,
+  kAcceptReplyBadKey,
+  kProceedAfterReject,
+  kIgnoreReplyCrc,
+  kIgnoreReplyMarkers,
+  kSkipRtr,
+  kWrongRtrType,
+  kExceedGrantedOrd,
+  kIgnoreIrdShortfall,
+  kNoRtrTerminate,
   kCount
 };
 
