@@ -123,6 +123,10 @@ std::string TcpListenConnector::Describe() const { return "listen://" + address_
 ListeningConnector::ListeningConnector(TargetConnector& connector, std::unique_ptr<TcpListenConnector> listener)
     : connector_(connector), listener_(std::move(listener)) {}
 
+ListeningConnector::ListeningConnector(std::unique_ptr<TargetConnector> connector,
+                                       std::unique_ptr<TcpListenConnector> listener)
+    : owned_(std::move(connector)), connector_(*owned_), listener_(std::move(listener)) {}
+
 std::string ListeningConnector::Describe() const {
   return connector_.Describe() + ", target connects to " + listener_->Describe();
 }

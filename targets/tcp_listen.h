@@ -43,6 +43,8 @@ class TcpListenConnector : public TargetConnector {
 class ListeningConnector : public TargetConnector {
  public:
   ListeningConnector(TargetConnector& connector, std::unique_ptr<TcpListenConnector> listener);
+  // Owns the connector too.
+  ListeningConnector(std::unique_ptr<TargetConnector> connector, std::unique_ptr<TcpListenConnector> listener);
   std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout, std::string& error) override {
     return connector_.Connect(timeout, error);
   }
@@ -54,6 +56,7 @@ class ListeningConnector : public TargetConnector {
   std::string Describe() const override;
 
  private:
+  std::unique_ptr<TargetConnector> owned_;
   TargetConnector& connector_;
   std::unique_ptr<TcpListenConnector> listener_;
 };
