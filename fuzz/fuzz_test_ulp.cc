@@ -1,7 +1,9 @@
 // Test-ULP convention decoders (docs/target-convention.md; test_ulp.h):
 // the Advertisement a target puts in its MPA Reply Private Data and the
 // Event Records it sends come from the target under test; the Suite Request
-// is what a target reads from the suite's MPA Request. All are untrusted.
+// is what a target reads from the suite's MPA Request, the Connect
+// Directive what a target as MPA Initiator reads from a rejecting Reply
+// (test_ulp_directive.h). All are untrusted.
 //
 // Every decoder runs on the whole input (the magics keep them apart), and,
 // when the input is an MPA Reply, on its Private Data as the suite does.
@@ -21,6 +23,7 @@
 #include "fuzz/support.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/test_ulp.h"
+#include "reference/wire/test_ulp_directive.h"
 
 namespace {
 
@@ -132,13 +135,31 @@ void CheckSuiteRequest(ByteSpan in) {
 
 }  // namespace
 
+// A 1.0 Directive re-encodes to its 16 octets; any Directive round-trips.
+void CheckConnectDirective(ByteSpan in) {
+  auto d = DecodeConnectDirective(in);
+  if (!d.ok()) {
+    CheckErrorInside(d.error(), 0, in.size());
+    return;
+  }
+  FUZZ_CHECK(in.size() >= kDirectiveLength && d->ird <= kIrdOrdMask && d->ord <= kIrdOrdMask);
+  static Bytes enc;
+  enc.clear();
+  EncodeConnectDirective(*d, enc);
+  if (d->minor_version == 0) FUZZ_CHECK(SameBytes(enc, in.first(kDirectiveLength)));
+  auto again = DecodeConnectDirective(enc);
+  FUZZ_CHECK(again.ok() && *again == *d);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteSpan in(data, size);
   CheckAdvertisement(in);
   CheckEventRecord(in);
   CheckSuiteRequest(in);
+  CheckConnectDirective(in);
   // As the suite reads a target's Reply: the frame, then its Private Data.
   auto frame = DecodeMpaStartupFrame(in, {.expect = MpaFrameKind::kReply});
+  if (frame.ok()) CheckConnectDirective(frame->private_data);
   if (frame.ok()) {
     auto adv = DecodeAdvertisementFromPrivateData(frame->private_data, false);
     if (!adv.ok()) CheckErrorInside(adv.error(), 0, frame->private_data.size());
