@@ -166,6 +166,10 @@ const std::vector<FaultInfo>& AllFaults() { return kFaults; }
 
 const FaultInfo& InfoFor(Fault fault) { return kFaults.at(static_cast<std::size_t>(fault)); }
 
+bool InitiatorRoleOnly(Fault fault) {
+  return fault >= Fault::kSendsBeforeReply && fault <= Fault::kNoRtrTerminate;
+}
+
 std::optional<Fault> FindFault(std::string_view name) {
   for (const FaultInfo& f : kFaults) {
     if (name == f.name) return f.fault;

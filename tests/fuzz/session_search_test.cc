@@ -47,6 +47,9 @@ INSTANTIATE_TEST_SUITE_P(Faults, FaultSearch,
 TEST(FaultSearch, EveryFaultSwitchIsFound) {
   int total = 0;
   for (const model::FaultInfo& info : model::AllFaults()) {
+    // The fuzzer drives the target as MPA Responder; the Initiator faults
+    // are proved caught by the conformance fault matrix (listen cases).
+    if (model::InitiatorRoleOnly(info.fault)) continue;
     SearchOptions options;
     options.seed = 1;
     options.budget = 30000;
