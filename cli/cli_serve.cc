@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "targets/in_process.h"
+#include "targets/tcp.h"
 #include "targets/tcp_initiator.h"
 
 namespace rdmapct::cli {
@@ -96,6 +97,11 @@ int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& co
   options.connect = cmd.connect;
   options.max_connections = cmd.connections;
   options.idle_timeout = std::chrono::seconds(cmd.idle_timeout_s);
+  std::string host, port, error;
+  if (!targets::SplitHostPort(cmd.connect, host, port, error)) {
+    std::fprintf(err, "%s--connect %s: %s\n", kPrefix, cmd.connect.c_str(), error.c_str());
+    return kExitUsage;
+  }
   targets::InitiatorLogFn log;
   if (!cmd.quiet) {
     log = [err](const std::string& line) {
@@ -109,7 +115,6 @@ int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& co
   tcp_config.initiator.reply_timeout = std::chrono::seconds(5);
   targets::ReferenceTarget target(tcp_config);
   targets::TcpInitiatorStats stats;
-  std::string error;
   std::fprintf(out, "%sconnecting to %s as MPA Initiator (%s)\n", kPrefix, cmd.connect.c_str(),
                targets::DescribeReferenceConfig(config).c_str());
   std::fflush(out);
@@ -125,7 +130,8 @@ int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& co
   std::fprintf(err, "%sstopped: %llu connection(s), %llu octets in, %llu out\n", kPrefix,
                static_cast<unsigned long long>(stats.connections), static_cast<unsigned long long>(stats.octets_in),
                static_cast<unsigned long long>(stats.octets_out));
-  return kExitOk;
+  // A suite that never accepted is an unreachable address.
+  return stats.connections == 0 && !g_stop_initiator.load() ? kExitUsage : kExitOk;
 }
 
 int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {

@@ -33,7 +33,8 @@ constexpr const char* kServeHelp =
     "connection at a time, again as soon as each has ended; its Request carries the\n"
     "Advertisement, and a rejecting Reply with a Connect Directive sets the options\n"
     "of its next Request (docs/target-convention.md section 10). It stops after\n"
-    "--connections N, or when the suite refused it for 10 s.\n"
+    "--connections N, or when the suite refused it for 10 s (exit 2 if it never\n"
+    "connected).\n"
     "\n"
     "Stop with SIGINT or SIGTERM (exit 0). Exit 2: bad flags or an address that\n"
     "cannot be bound.\n"
@@ -56,7 +57,8 @@ void RegisterServe(CLI::App& app, std::function<int()>& run) {
   CLI::Option* connect =
       sub->add_option("--connect", c.connect, "HOST:PORT of a listening suite: be the MPA Initiator instead");
   listen->excludes(connect);
-  sub->add_option("--connections", c.connections, "with --connect: stop after this many connections (default: no limit)");
+  sub->add_option("--connections", c.connections, "with --connect: stop after this many connections (default: no limit)")
+      ->check(CLI::Range(0, 1'000'000'000));
   sub->add_option("--profile", st->profile, "rfc5040 (default), rfc7306 or commit")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--fault", c.faults, "fault switch (repeatable; rdmapct --list-faults)")

@@ -335,6 +335,9 @@ TEST(ServeUsage, BadFlagsExit2WithOneLine) {
       {"--listen", "127.0.0.1"},
       {"--listen", "127.0.0.1:70000"},
       {"--listen", "127.0.0.1:0", "--bogus"},
+      {"--listen", "127.0.0.1:0", "--connect", "127.0.0.1:1"},
+      {"--connect", "127.0.0.1"},
+      {"--connect", "127.0.0.1:1", "--connections", "-1"},
   };
   for (const std::vector<std::string>& args : bad) {
     ServeProcess serve(args);
