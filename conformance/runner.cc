@@ -71,6 +71,12 @@ class StoppableConnector : public targets::TargetConnector {
     return std::make_unique<StoppableTransport>(std::move(t), stop_);
   }
   std::string Describe() const override { return inner_.Describe(); }
+  bool CanAccept() const override { return inner_.CanAccept(); }
+  std::unique_ptr<targets::Transport> Accept(std::chrono::milliseconds timeout, std::string& error) override {
+    std::unique_ptr<targets::Transport> t = inner_.Accept(timeout, error);
+    if (!t) return t;
+    return std::make_unique<StoppableTransport>(std::move(t), stop_);
+  }
 
  private:
   targets::TargetConnector& inner_;

@@ -68,15 +68,13 @@ IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes,
     return IoStatus::kOk;
   }
   if (queued() == 0 && session_->wants_close()) return IoStatus::kClosed;
-  // An Initiator waiting for its Reply gives up on its own clock, which runs
-  // as far as the suite waits (virtual time: a wait costs no wall time here
-  // either, and a wait shorter than the timer never fires it).
+  // An Initiator waiting for its Reply gives up on its own clock, which has
+  // reached the furthest instant the suite has waited for (a wait costs no
+  // wall time here either; a wait that ends before the timer never fires
+  // it, however often it is retried in slices).
   if (const auto at = session_->timer(); at && !write_shut_) {
-    const auto now = std::chrono::steady_clock::now() + virtual_ahead_;
-    if (*at > now + timeout) {
-      virtual_ahead_ += timeout;
-      return IoStatus::kTimeout;
-    }
+    waited_until_ = std::max(waited_until_, std::chrono::steady_clock::now() + timeout);
+    if (*at > waited_until_) return IoStatus::kTimeout;
     session_->OnTimer(*at, queue_);
     if (queued() > 0) return Read(out, max_bytes, std::chrono::milliseconds(0));
     if (session_->wants_close()) return IoStatus::kClosed;

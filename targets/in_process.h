@@ -58,7 +58,7 @@ class InProcessTransport : public Transport {
   wire::Bytes queue_;       // target -> suite octets; [head_, end) not yet read
   std::size_t head_ = 0;
   bool write_shut_ = false;
-  std::chrono::steady_clock::duration virtual_ahead_{};  // waits of the suite the clock has not run yet
+  std::chrono::steady_clock::time_point waited_until_{};  // the furthest instant a Read waited for
   bool aborted_ = false;
 };
 
