@@ -59,10 +59,11 @@ constexpr const char* kConformHelp =
     "every requested report are still written, with the verdicts so far, marked\n"
     "\"INTERRUPTED, partial\" and listing the cases not run.\n"
     "\n"
-    "Exit status: 0 every case passed, warned or was skipped; 1 a case failed (a\n"
-    "MUST-level expectation missed); 2 bad flags, invalid case files, an empty\n"
-    "selection, an unreachable target, an aborted run or a case in error;\n"
-    "130 interrupted (SIGINT or SIGTERM).\n"
+    "Exit status: 0 every case passed, warned or was skipped, and something was\n"
+    "tested; 1 a case failed (a MUST-level expectation missed); 2 bad flags, invalid\n"
+    "case files, an empty selection, an unreachable target, an aborted run or a case\n"
+    "in error; 3 nothing was tested (every selected case, or every selected MUST-level\n"
+    "case, was skipped): never a pass; 130 interrupted (SIGINT or SIGTERM).\n"
     "\n"
     "Example: rdmapct conform --target reference --report report.html --junit junit.xml";
 

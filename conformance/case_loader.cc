@@ -5,6 +5,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -82,6 +83,11 @@ void CheckExpect(const proto::Expect& e, const Case& c, std::vector<std::string>
     const proto::TerminateMatcher& t = e.terminate();
     if (t.accept().empty()) bad.push_back("terminate expectation with an empty accept-set");
     if (std::string m = CheckPreferred(t.accept(), "Terminate"); !m.empty()) bad.push_back(m);
+    for (const proto::TerminateCode& a : t.accept()) {
+      if (a.tolerated() && (a.preferred() || t.accept_size() == 1)) {
+        bad.push_back("a tolerated Terminate code cannot be the preferred one");
+      }
+    }
     if (std::string m = CheckPreferred(t.ddp_segment_length(), "DDP Segment Length"); !m.empty()) {
       bad.push_back(m);
     }
@@ -112,7 +118,12 @@ void CheckSteps(const Case& c, std::vector<std::string>& bad) {
         !labels.insert(step.send().label()).second) {
       bad.push_back("send label '" + step.send().label() + "' defined twice");
     }
-    if (step.has_target()) bad.push_back("target actions are not defined in convention 1.0");
+    if (step.has_target()) {
+      if (step.target().command().empty()) bad.push_back("a target step without commands");
+      for (const proto::Command& cmd : step.target().command()) {
+        if (cmd.type() == proto::Command::TYPE_UNSPECIFIED) bad.push_back("a command without a type");
+      }
+    }
     if (step.action_case() == proto::Step::ACTION_NOT_SET) bad.push_back("a step without an action");
     if (step.has_expect()) CheckExpect(step.expect(), c, bad);
     Walk(step, [&](const pb::Message& m, const pb::FieldDescriptor* f, int i) {
@@ -182,6 +193,60 @@ proto::Profile ToProtoProfile(wire::Profile p) {
 
 fs::path DefaultCasesDir() { return RepositoryDir() / "conformance" / "cases"; }
 
+namespace {
+
+void ReplaceValue(std::string& s, const std::string& value) {
+  static constexpr std::string_view kPlaceholder = "{value}";
+  for (std::size_t at = s.find(kPlaceholder); at != std::string::npos; at = s.find(kPlaceholder, at + value.size())) {
+    s.replace(at, kPlaceholder.size(), value);
+  }
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// One value of a sweep: the case with its id, title, notes and patched steps.
+LoadedCase SweepPoint(const LoadedCase& base, const proto::Sweep& sweep, const proto::SweepValue& v,
+                      std::vector<std::string>& errors) {
+  LoadedCase one = base;
+  one.sweep_case = base.id();
+  one.sweep_parameter = sweep.parameter();
+  one.sweep_value = v.value();
+  one.proto.set_id(base.id() + (v.has_id_suffix() ? v.id_suffix() : "-" + Lower(v.value())));
+  std::string title = v.title().empty() ? base.proto.title() : v.title();
+  ReplaceValue(title, v.value());
+  one.proto.set_title(title);
+  for (const proto::StepPatch& p : v.patch()) {
+    if (static_cast<int>(p.step()) >= one.proto.step_size()) {
+      errors.push_back(base.where() + ": case " + base.id() + ": sweep value " + v.value() + " patches step " +
+                       std::to_string(p.step()) + " of " + std::to_string(one.proto.step_size()));
+      continue;
+    }
+    one.proto.mutable_step(static_cast<int>(p.step()))->MergeFrom(p.merge());
+  }
+  for (proto::Step& s : *one.proto.mutable_step()) ReplaceValue(*s.mutable_note(), v.value());
+  ReplaceValue(*one.proto.mutable_notes(), v.value());
+  return one;
+}
+
+// A case without a sweep as it is; a swept case as one case per value.
+void Expand(LoadedCase lc, std::vector<LoadedCase>& out, std::vector<std::string>& errors) {
+  if (!lc.proto.has_sweep()) {
+    out.push_back(std::move(lc));
+    return;
+  }
+  const proto::Sweep sweep = lc.proto.sweep();
+  lc.proto.clear_sweep();
+  if (sweep.value().empty() || sweep.parameter().empty()) {
+    errors.push_back(lc.where() + ": case " + lc.id() + ": a sweep needs a parameter and at least one value");
+  }
+  for (const proto::SweepValue& v : sweep.value()) out.push_back(SweepPoint(lc, sweep, v, errors));
+}
+
+}  // namespace
+
 CaseLoad ParseCaseFile(std::string_view text, const std::string& label, const std::string& document,
                        const std::string& section) {
   CaseLoad out;
@@ -204,7 +269,7 @@ CaseLoad ParseCaseFile(std::string_view text, const std::string& label, const st
     lc.line = locations.GetLocation(case_field, i).line + 1;
     lc.document = document;
     lc.section = section;
-    out.cases.push_back(std::move(lc));
+    Expand(std::move(lc), out.cases, out.errors);
   }
   return out;
 }
@@ -275,7 +340,8 @@ bool MatchesFilter(const LoadedCase& c, const CaseFilter& f) {
   };
   const std::string section = IdComponent(c.id(), 1);
   return any(f.ids, [&](const std::string& g) {
-           return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0;
+           return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0 ||
+                  (!c.sweep_case.empty() && (g == c.sweep_case || fnmatch(g.c_str(), c.sweep_case.c_str(), 0) == 0));
          }) &&
          any(f.sections, [&](const std::string& s) {
            return section == s || section.rfind(s + ".", 0) == 0;

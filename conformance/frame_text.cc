@@ -166,6 +166,14 @@ std::string SummarizeEvent(const wire::EventRecord& ev) {
     case wire::EventType::kCompletionError:
       s += "completion error " + Hex64(ev.value);
       break;
+    case wire::EventType::kCommandCompleted:
+      if (auto c = wire::CompletionFromValue(ev.invalidated_stag, ev.value)) {
+        s += "command " + std::to_string(c->command_id) + " (" + std::string(wire::CommandTypeName(c->type)) +
+             ") " + std::string(wire::CompletionStatusName(c->status)) + ", length " + std::to_string(ev.length);
+      } else {
+        s += "command completed " + Hex64(ev.value);
+      }
+      break;
   }
   if (ev.flags & wire::kEventSolicitedKnown) s += (ev.flags & wire::kEventSolicited) ? ", SE" : ", no SE";
   return s;

@@ -141,6 +141,32 @@ bool SectionLess(std::string_view a, std::string_view b) {
   return a < b;
 }
 
+std::vector<SweepGroup> GroupSweeps(const RunResult& run) {
+  std::vector<SweepGroup> out;
+  for (const CaseResult& c : run.cases) {
+    if (c.sweep_case.empty()) continue;
+    auto g = std::find_if(out.begin(), out.end(), [&](const SweepGroup& s) { return s.case_id == c.sweep_case; });
+    if (g == out.end()) {
+      out.push_back(SweepGroup{c.sweep_case, c.sweep_parameter, {}, {}});
+      g = out.end() - 1;
+    }
+    g->values.push_back(&c);
+    g->counts.Add(c.verdict);
+  }
+  return out;
+}
+
+std::string SweepLabel(const CaseResult& c) {
+  return c.sweep_case.empty() ? std::string() : c.sweep_parameter + "=" + c.sweep_value;
+}
+
+std::string SweepValuesText(const SweepGroup& g) {
+  std::string out = g.parameter + ":";
+  for (const CaseResult* c : g.values) out += " " + c->sweep_value + " " + VerdictLabel(c->verdict) + ",";
+  if (!g.values.empty()) out.pop_back();
+  return out;
+}
+
 std::vector<DocumentGroup> GroupCases(const RunResult& run) {
   std::map<std::string, DocumentGroup> docs;
   for (const CaseResult& c : run.cases) {

@@ -89,6 +89,7 @@ struct AcceptChoice {
                            // or, for a warn, a registered code outside the set)
   bool in_set = true;    // false: outside the accept-set (graded by the case)
   std::string note;      // the member's note from the case file ("siw", "NOTES A.3")
+  bool tolerated = false;  // in the set, but the RFC names the preferred member: a warning
 };
 
 // The outcome of one step of a case.
@@ -116,6 +117,9 @@ struct CaseResult {
   std::vector<std::string> requirements;
   proto::Level level = proto::LEVEL_UNSPECIFIED;
   std::vector<std::string> tags;
+  // A value of a swept case (Case.sweep): every value is its own result; these
+  // name the swept case, its parameter and the value ("" when not swept).
+  std::string sweep_case, sweep_parameter, sweep_value;
 
   Verdict verdict = Verdict::kPass;
   // One line: why the case did not pass (the deciding step's reason, the
@@ -164,18 +168,30 @@ struct RunResult {
   std::vector<std::string> not_run;
 };
 
-// Process exit status of a run (README "Exit status"):
-//   kExitPass  (0) every case passed, warned or was skipped;
+// Process exit status of a run (docs/reports.md "Exit status"):
+//   kExitPass  (0) every case passed, warned or was skipped, and something
+//                  was tested (NothingTested is empty);
 //   kExitFail  (1) at least one case failed (a MUST-level expectation missed);
 //   kExitError (2) no case failed, but the run was aborted or a case ended in
 //                  an error (target unreachable, convention broken): the
 //                  target could not be judged. Usage errors also use 2.
+//   kExitNothingTested (3) no failure, no error, but NothingTested: an empty
+//                  run is never a pass (e.g. a reproducer of another profile).
 inline constexpr int kExitPass = 0;
 inline constexpr int kExitFail = 1;
 inline constexpr int kExitError = 2;
+inline constexpr int kExitNothingTested = 3;
 //   kExitInterrupted (130) the run was interrupted (SIGINT or SIGTERM): the
 //                  reports hold the verdicts so far, marked partial.
 inline constexpr int kExitInterrupted = 130;
 int ExitStatus(const RunResult& run);
+
+// Why a run tested nothing, or "" when it tested something: every selected
+// case was skipped ("nothing was tested: ..."), or the selection held MUST /
+// MUST NOT cases and every one of them was skipped, so no MUST-level
+// statement can be made ("nothing was tested at MUST level: ..."). A
+// selection without MUST-level cases (--level SHOULD) is only judged by the
+// first rule.
+std::string NothingTested(const RunResult& run);
 
 }  // namespace rdmapct::conformance

@@ -92,6 +92,9 @@ CaseResult NotRun(const LoadedCase& c, const std::string& why) {
   r.requirements.assign(c.proto.requirement().begin(), c.proto.requirement().end());
   r.level = c.proto.level();
   r.tags.assign(c.proto.tag().begin(), c.proto.tag().end());
+  r.sweep_case = c.sweep_case;
+  r.sweep_parameter = c.sweep_parameter;
+  r.sweep_value = c.sweep_value;
   r.verdict = Verdict::kError;
   r.reason = "not run: " + why;
   return r;
@@ -207,7 +210,8 @@ bool NeedsExclusiveTarget(const proto::Case& c) {
   // The target's next connection to the suite is the case's own, and a
   // Connect Directive shapes only that one (convention §10).
   return std::any_of(c.step().begin(), c.step().end(), [](const proto::Step& s) {
-    return (s.has_connect() && s.connect().keep_memory()) || s.has_listen();
+    return (s.has_connect() && s.connect().keep_memory()) || s.has_listen() ||
+           (s.has_expect() && s.expect().has_previous_commands());
   });
 }
 

@@ -68,7 +68,8 @@ CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const 
   return session.Run();
 }
 
-std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error) {
+std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error,
+                                          const wire::SuiteRequestExtension* extension) {
   MpaRequest req;
   if (c.has_request_hex()) {
     std::optional<wire::Bytes> octets = ParseHexString(c.request_hex());
@@ -111,7 +112,9 @@ std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::st
     wire::SuiteRequest sreq;
     sreq.flags = c.keep_memory() ? wire::kRequestKeepMemory : 0;
     sreq.case_hash = wire::CaseHash(case_id);
+    if (extension) sreq.minor_version = wire::kTestUlpCommandsMinorVersion;
     wire::EncodeSuiteRequest(sreq, f.private_data);
+    if (extension) wire::EncodeSuiteRequestExtension(*extension, f.private_data);
   }
   req.octets = wire::EncodeMpaStartupFrame(f);
   return req;
@@ -148,6 +151,9 @@ CaseRun CaseSession::Run() {
   r.requirements.assign(p.requirement().begin(), p.requirement().end());
   r.level = p.level();
   r.tags.assign(p.tag().begin(), p.tag().end());
+  r.sweep_case = case_.sweep_case;
+  r.sweep_parameter = case_.sweep_parameter;
+  r.sweep_value = case_.sweep_value;
   r.start = std::chrono::system_clock::now();
   if (!case_.AppliesTo(options_.profile)) {
     r.verdict = Verdict::kSkip;
@@ -196,6 +202,7 @@ StepResult CaseSession::Execute(const proto::Step& step, int index) {
     case proto::Step::kPause: sr = DoPause(step.pause(), index); break;
     case proto::Step::kListen: sr = DoListen(step.listen(), index); break;
     case proto::Step::kReply: sr = DoReply(step.reply(), index); break;
+    case proto::Step::kTarget: sr = DoTarget(step.target(), index); break;
     case proto::Step::kClose:
       sr.action = "close";
       if (!conn_) {
@@ -226,7 +233,8 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
     conn_.reset();
   }
   std::string error;
-  std::optional<MpaRequest> req = BuildMpaRequest(c, case_.id(), error);
+  const wire::SuiteRequestExtension extension = SuiteExtension(c);
+  std::optional<MpaRequest> req = BuildMpaRequest(c, case_.id(), error, UsesCommands() ? &extension : nullptr);
   if (!req) {
     sr.verdict = Verdict::kError;
     sr.reason = "case error: " + error;
@@ -247,6 +255,8 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   reply_pending_ = false;
   send_state_ = SendState{};
   reads_.clear();
+  ResetPeer();
+  peer_.suite_ird = extension.suite_ird;
   send_rtr_used_ = false;
   if (!c.keep_memory()) memory_.Reset();
   for (std::size_t i = first_record; i < run_.result.frames.size(); ++i) {
@@ -255,7 +265,11 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   }
   // A following `expect { mpa_reply {...} }` grades the Reply itself.
   const proto::Step* next = index + 1 < case_.proto.step_size() ? &case_.proto.step(index + 1) : nullptr;
-  const bool graded = next && next->has_expect() && next->expect().has_mpa_reply();
+  const bool graded = next && next->has_expect() &&
+                      (next->expect().has_mpa_reply() ||
+                       std::any_of(next->expect().any_of().alternative().begin(),
+                                   next->expect().any_of().alternative().end(),
+                                   [](const proto::Expect& a) { return a.has_mpa_reply(); }));
   const bool accepted = handshake_.reply && !handshake_.reply->reject;
   if (!graded && !CheckReply(c, *req, handshake_, sr)) return sr;
   if (!accepted) return sr;
@@ -330,7 +344,7 @@ bool CaseSession::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResu
     if (e.kind == wire::DecodeErrorKind::kInvalidValue && std::string(e.field) == "Major Version") {
       const wire::Bytes& pd = reply.private_data;
       sr.reason = "target speaks test-ULP convention " + std::to_string(pd[4]) + "." +
-                  std::to_string(pd.size() > 5 ? pd[5] : 0) + "; this suite implements 1.0";
+                  std::to_string(pd.size() > 5 ? pd[5] : 0) + "; this suite implements 1.1";
       run_.abort_run = true;
       run_.abort_reason = sr.reason;
     } else {
@@ -362,7 +376,8 @@ bool CaseSession::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResu
 std::vector<std::string> CaseSession::MissingNeeds() const {
   const proto::Needs& n = case_.proto.needs();
   const bool wants = n.region_size() || n.receive_buffers() || n.receive_buffer_size() || n.ird() ||
-                     n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory();
+                     n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory() ||
+                     UsesCommands();
   if (!have_advertisement_) {
     if (wants) return {"a test-ULP Advertisement (its MPA Reply carries none)"};
     return {};
@@ -383,6 +398,7 @@ std::vector<std::string> CaseSession::MissingNeeds() const {
   if (adv_.ird < n.ird()) out.push_back("IRD >= " + std::to_string(n.ird()));
   if (n.previous_outcome() && !adv_.previous) out.push_back("the previous-connection outcome block");
   if (n.keep_memory() && !(adv_.flags & wire::kFlagKeepMemory)) out.push_back("Keep Memory (flag 0x0010)");
+  for (std::string& m : MissingCommands()) out.push_back(std::move(m));
   // A case only for the extensions needs the target to implement them.
   if (!case_.AppliesTo(wire::Profile::kRfc5040)) {
     if (options_.profile == wire::Profile::kRfc7306 && !(adv_.flags & wire::kFlagRfc7306)) {
@@ -464,11 +480,16 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
 
 bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
                                std::string& error) {
-  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(options_.emss, conn_->markers_to_target()), &send_state_};
+  // NOTES.md G.14: the EMSS in use on this connection, else the default.
+  const std::size_t emss = conn_->EffectiveMss().value_or(options_.emss);
+  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(emss, conn_->markers_to_target()), &send_state_,
+                   wire::Mulpdu(emss, conn_->markers_from_target())};
   std::optional<BuiltMessage> built = BuildMessage(s, ctx, error);
   if (!built) return false;
   for (std::size_t k = 0; k < built->ulpdus.size(); ++k) {
-    const wire::Bytes b = conn_->FrameUlpdu(built->ulpdus[k], FramingFor(s, k), "");
+    wire::ByteSpan ulpdu = built->ulpdus[k];
+    if (s.has_cut_ulpdu()) ulpdu = ulpdu.first(std::min<std::size_t>(ulpdu.size(), s.cut_ulpdu()));
+    const wire::Bytes b = conn_->FrameUlpdu(ulpdu, FramingFor(s, k), "");
     octets.insert(octets.end(), b.begin(), b.end());
   }
   sent = built->sent;

@@ -35,6 +35,7 @@
 #include "conformance/connection.h"
 #include "conformance/result.h"
 #include "reference/wire/profile.h"
+#include "reference/wire/test_ulp_commands.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {
@@ -84,7 +85,10 @@ struct MpaRequest {
   bool decodable = true;        // false: request_hex that is no Request Frame
 };
 // nullopt with `error` when the case's hex does not parse.
-std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error);
+// `extension` (test-ULP 1.1, convention §2.4): the Suite Request extension
+// that advertises the suite's region and IRD, for cases that send commands.
+std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error,
+                                          const wire::SuiteRequestExtension* extension = nullptr);
 
 // The suite's MPA Reply to the target's Request (a listen or reply step;
 // session_listen.cc); nullopt with `error` when the case's hex does not parse.

@@ -15,6 +15,8 @@
 #include "conformance/message_builder.h"
 #include "conformance/session.h"
 #include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/rdmap.h"
+#include "reference/wire/test_ulp_commands.h"
 
 namespace rdmapct::conformance {
 
@@ -30,6 +32,51 @@ class MemoryModel {
  private:
   std::map<uint16_t, std::map<uint64_t, uint8_t>> written_;  // object -> offset -> octet
 };
+
+// The suite's own region (convention §2.4), advertised in the Suite Request
+// extension of cases that send commands; its memory starts as the pattern of
+// Memory Object 0xFFFF.
+inline constexpr uint32_t kSuitePeerStag = 0x5157e100;
+inline constexpr uint64_t kSuitePeerBase = 0x0000530000000000;
+inline constexpr uint32_t kSuitePeerLength = 65536;
+inline constexpr uint16_t kSuitePeerObject = 0xFFFF;
+inline constexpr uint16_t kDefaultSuiteIrd = 4;
+// Four more suite STags over the region's first 4096 octets, one for each
+// Send with Invalidate a connection may command (a correct Data Sink
+// invalidates the STag it names, so each can be named once).
+inline constexpr uint32_t kSuiteInvalidateStag = 0x5157e101;
+inline constexpr uint32_t kSuiteInvalidateStags = 4;
+
+// One command the suite sent on this connection and what the suite has
+// seen of it (session_peer.cc).
+struct PeerCommand {
+  wire::Command command;
+  std::optional<wire::AdvertisedRegion> local;  // the target region it names
+  wire::Bytes expected;      // the octets it must move (Write / Send data; a Read's answer)
+  uint64_t progress = 0;     // octets of its message seen so far
+  bool message_done = false;
+  uint32_t msn = 0;          // Sends: the message's MSN
+  wire::Bytes rsvd_ulp;      // Sends: RsvdULP octets of the first segment
+  uint32_t read_request = 0; // Reads: its number among the target's Read Requests
+  bool answered = false;     // Reads, Atomics: the suite sent the response
+  uint32_t request_id = 0;   // Atomics: the Request Identifier to echo
+};
+
+struct PeerState {
+  std::vector<PeerCommand> commands;  // Command Id k is commands[k - 1]
+  std::size_t next_message = 0;       // the command whose message comes next
+  std::size_t next_completion = 0;    // the command whose completion comes next
+  uint32_t next_qn1_msn = 1;
+  std::vector<uint32_t> qn0_msns;     // the target's QN 0 MSNs seen (commanded Sends, completion records)
+  uint32_t last_message_msn = 0;      // of its last commanded Send / Immediate Data (they rise in posting order)
+  uint32_t read_requests = 0;
+  std::vector<std::size_t> unanswered;  // commands whose Read Request the suite holds
+  uint16_t suite_ird = kDefaultSuiteIrd;
+  bool broken_sent = false;           // a broken answer (or none) ends the expectation
+  wire::Bytes memory;                 // the suite's region
+};
+
+std::string CommandText(const PeerCommand& p);
 
 // A Read Request a case sent, with where its data comes from.
 struct ReadRecord {
@@ -79,6 +126,28 @@ class CaseSession {
   Evaluation ReadResponses(const proto::ReadResponses& m, const MatchContext& ctx, Clock::time_point deadline,
                            std::string& error);
 
+  // session_peer.cc, session_peer_expect.cc (convention §7)
+  bool UsesCommands() const;
+  wire::SuiteRequestExtension SuiteExtension(const proto::Connect& c) const;
+  std::vector<std::string> MissingCommands() const;
+  void ResetPeer();
+  std::optional<PeerCommand> MakePeerCommand(const proto::Command& pc, std::string& error) const;
+  StepResult DoTarget(const proto::TargetAction& t, int index);
+  PeerCommand* NextMessageCommand();
+  std::string CheckTargetFrame(const ReceivedFrame& f);
+  std::string CheckWriteSegment(const wire::RdmapMessageView& v, PeerCommand& p);
+  std::string CheckSendSegment(const wire::RdmapMessageView& v, wire::ByteSpan ulpdu, PeerCommand& p);
+  std::string CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p);
+  std::string CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p);
+  std::string CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p);
+  wire::Bytes AtomicResponseOctets(PeerCommand& p);
+  wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
+  void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);
+  std::string CheckCompletion(const ReceivedEvent& got);
+  std::string TakePeerInput(MatchOutcome& o);
+  Evaluation Commands(const proto::CommandsExpectation& m, const MatchContext& ctx, Clock::time_point deadline);
+  Evaluation PreviousCommands(const proto::PreviousCommands& m, const MatchContext& ctx);
+
   Clock::time_point Deadline(std::chrono::milliseconds timeout) const;
   proto::Level Level(proto::Level expect_severity) const;
   bool Connected() const { return conn_ != nullptr; }
@@ -107,6 +176,7 @@ class CaseSession {
   std::optional<SentMessage> last_send_;
   std::vector<ReadRecord> reads_;
   MemoryModel memory_;
+  PeerState peer_;
   wire::Bytes held_;  // octets of `hold` sends waiting for the next send
   proto::TcpWrites held_tcp_;
 };

@@ -202,6 +202,7 @@ bool CaseSession::AcceptTarget(std::chrono::milliseconds timeout, bool keep_memo
   reply_pending_ = false;
   send_state_ = SendState{};
   reads_.clear();
+  ResetPeer();  // no Suite Request extension here: the default Suite IRD
   send_rtr_used_ = false;
   if (!keep_memory) memory_.Reset();
   for (std::size_t i = first_record; i < run_.result.frames.size(); ++i) {

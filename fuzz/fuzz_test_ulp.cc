@@ -1,14 +1,18 @@
-// Test-ULP convention decoders (docs/target-convention.md; test_ulp.h):
+// Test-ULP convention decoders (docs/target-convention.md; test_ulp.h and,
+// for 1.1, test_ulp_commands.h):
 // the Advertisement a target puts in its MPA Reply Private Data and the
 // Event Records it sends come from the target under test; the Suite Request
-// is what a target reads from the suite's MPA Request, the Connect
-// Directive what a target as MPA Initiator reads from a rejecting Reply
+// is what a target reads from the suite's MPA Request, with its 1.1
+// extension; a Command Record is what a target's ULP executes; the Connect
+// Directive is what a target as MPA Initiator reads from a rejecting Reply
 // (test_ulp_directive.h). All are untrusted.
 //
 // Every decoder runs on the whole input (the magics keep them apart), and,
 // when the input is an MPA Reply, on its Private Data as the suite does.
 // Oracles:
-//  - a version 1.0 advertisement / record re-encodes to exactly the input;
+//  - a version 1.0 or 1.1 advertisement / record re-encodes to exactly the
+//    input (Command Records, the Suite Request extension and the Commands
+//    block too);
 //  - a newer-minor one (which may carry octets the 1.0 encoder does not
 //    write) re-encodes to something that decodes to the same value;
 //  - DecodeAdvertisementFromPrivateData without the RFC 6581 word is
@@ -75,7 +79,7 @@ void CheckAdvertisement(ByteSpan in) {
     static Bytes enc;
     enc.clear();
     const Status st = EncodeAdvertisement(adv, enc);
-    if (adv.minor_version == kTestUlpMinorVersion) {
+    if (adv.minor_version <= kTestUlpKnownMinorVersion) {
       FUZZ_CHECK(st.ok() && SameBytes(enc, in));
     }
     if (st.ok()) {
@@ -107,7 +111,7 @@ void CheckEventRecord(ByteSpan in) {
   static Bytes enc;
   enc.clear();
   EncodeEventRecord(ev, enc);
-  if (ev.minor_version == kTestUlpMinorVersion) {
+  if (ev.minor_version <= kTestUlpKnownMinorVersion) {
     FUZZ_CHECK(SameBytes(enc, in));
     FUZZ_CHECK(ev.prefix.size() <= kEventPrefixMax && ev.prefix.size() == std::min<std::size_t>(ev.length, kEventPrefixMax));
   }
@@ -128,9 +132,55 @@ void CheckSuiteRequest(ByteSpan in) {
   enc.clear();
   EncodeSuiteRequest(*r, enc);
   FUZZ_CHECK(enc.size() == kSuiteRequestLength);
-  if (r->minor_version == kTestUlpMinorVersion) FUZZ_CHECK(SameBytes(enc, in.first(kSuiteRequestLength)));
+  if (r->minor_version <= kTestUlpKnownMinorVersion) FUZZ_CHECK(SameBytes(enc, in.first(kSuiteRequestLength)));
   auto again = DecodeSuiteRequest(enc);
   FUZZ_CHECK(again.ok() && *again == *r);
+  // 1.1: the extension after the 12 octets, as a target reads it.
+  if (r->minor_version < 1) return;
+  auto ext = DecodeSuiteRequestExtension(in.subspan(kSuiteRequestLength), kSuiteRequestLength);
+  if (!ext.ok()) {
+    CheckErrorInside(ext.error(), kSuiteRequestLength, in.size() - kSuiteRequestLength);
+    return;
+  }
+  enc.clear();
+  EncodeSuiteRequestExtension(*ext, enc);
+  auto ext_again = DecodeSuiteRequestExtension(enc);
+  FUZZ_CHECK(ext_again.ok() && *ext_again == *ext);
+}
+
+// Command Records (docs §7.2): 1.1 records re-encode to the input; every
+// decoded command has a known type (1.1) and zero in the fields it does not use.
+void CheckCommandRecord(ByteSpan in) {
+  auto r = DecodeCommandRecord(in);
+  if (!r.ok()) {
+    CheckErrorInside(r.error(), 0, in.size());
+    auto shifted = DecodeCommandRecord(in, 5);
+    FUZZ_CHECK(!shifted.ok() && SameError(shifted.error(), r.error().At(5)));
+    return;
+  }
+  FUZZ_CHECK(HasCommandRecordMagic(in) && !r->commands.empty());
+  static Bytes enc;
+  enc.clear();
+  FUZZ_CHECK(EncodeCommandRecord(*r, enc).ok());
+  if (r->minor_version == kTestUlpKnownMinorVersion) {
+    FUZZ_CHECK(SameBytes(enc, in));
+    for (const Command& c : r->commands) FUZZ_CHECK(CommandTypeName(c.type) != "unknown command");
+  }
+  auto again = DecodeCommandRecord(enc);
+  FUZZ_CHECK(again.ok() && *again == *r);
+}
+
+// The Commands block (docs §7.4) on its own.
+void CheckCommandsBlock(ByteSpan in) {
+  auto r = DecodeCommandsBlock(in);
+  if (!r.ok()) {
+    CheckErrorInside(r.error(), 0, in.size());
+    return;
+  }
+  static Bytes enc;
+  enc.clear();
+  EncodeCommandsBlock(*r, enc);
+  FUZZ_CHECK(SameBytes(enc, in.first(kCommandsBlockLength)));
 }
 
 }  // namespace
@@ -157,6 +207,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CheckEventRecord(in);
   CheckSuiteRequest(in);
   CheckConnectDirective(in);
+  CheckCommandRecord(in);
+  CheckCommandsBlock(in);
   // As the suite reads a target's Reply: the frame, then its Private Data.
   auto frame = DecodeMpaStartupFrame(in, {.expect = MpaFrameKind::kReply});
   if (frame.ok()) CheckConnectDirective(frame->private_data);

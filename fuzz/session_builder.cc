@@ -28,6 +28,8 @@ wire::MpaStartupFrame BuildRequest(const proto::FuzzSession& s) {
   f.crc_required = !c.crc_off();
   f.marker_required = c.markers();
   f.revision = static_cast<uint8_t>(c.mpa_revision() == 0 ? 1 : c.mpa_revision());
+  if (c.rev0()) f.revision = 0;
+  f.res = static_cast<uint8_t>(c.request_res() & wire::kMpaResMask);
   if (c.enhanced()) {
     if (c.mpa_revision() == 0) f.revision = 2;
     f.enhanced = true;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <utility>
+#include <variant>
 
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
@@ -138,7 +139,8 @@ void ReferenceTargetSession::AcceptHeaderOnly(std::size_t private_data_to_come, 
 bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::Bytes& out) {
   request_ = request;
   const auto& revs = config_.mpa.accepted_revisions;
-  if (std::find(revs.begin(), revs.end(), request.revision) == revs.end()) {
+  const bool plain_rev0 = request.revision == 0 && config_.faults.Has(model::Fault::kRev0ReplyWithoutMarkers);
+  if (!plain_rev0 && std::find(revs.begin(), revs.end(), request.revision) == revs.end()) {
     detail_ = "Rev " + std::to_string(request.revision);
     Close(CloseReason::kRevisionRejected);
     return false;
@@ -162,6 +164,9 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   if (auto sr = wire::DecodeSuiteRequest(request.private_data); sr.ok()) {
     case_hash_ = sr->case_hash;
     keep_memory_ = config_.keep_memory && (sr->flags & wire::kRequestKeepMemory) != 0;
+    // 1.1: the suite's IRD bounds the ORD of the target's commands (§2.4).
+    auto ext = wire::DecodeSuiteRequestExtension(wire::ByteSpan(request.private_data).subspan(wire::kSuiteRequestLength));
+    if (sr->minor_version >= 1 && ext.ok()) suite_ird_ = ext->suite_ird;
   }
   wire::MpaStartupFrame reply;
   reply.is_reply = true;
@@ -171,10 +176,16 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   reply.crc_required = config_.mpa.crc && !crc_off_fault;
   reply.revision = request.revision;
   reply.enhanced = enhanced;
+  // REQ R5044-C.2-01: a permissive Responder answers an RDMAC Rev 0 Request
+  // with M=1 and C=1 (RFC 5044 Appendix C.2.4, docs/decisions.md 41).
+  if (request.revision == 0) reply.marker_required = reply.crc_required = !plain_rev0;
   if (config_.faults.Has(model::Fault::kReplyResBitsSet)) reply.res = 0x08;
+  if (config_.faults.Has(model::Fault::kReplyEchoesRequestRes)) reply.res = request.res;
   ird_ = config_.ird;
   ord_ = config_.ord;
   if (enhanced) reply.enhanced_data = NegotiateEnhanced(*request.enhanced_data);
+  // REQ R5040-6.1-07 R5040-6.1-09
+  if (config_.commands && suite_ird_) ord_ = std::min(ord_, *suite_ird_);
   crc_ = request.crc_required || reply.crc_required;
   markers_out_ = request.marker_required;
   markers_in_ = reply.marker_required;
@@ -266,7 +277,9 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   ec.stream_id = 1;
   ec.ird = ird_;
   ec.ord = ord_;
-  ec.mulpdu = config_.mulpdu != 0 ? config_.mulpdu : wire::Mulpdu(config_.emss, markers_out_);
+  // REQ R5044-4.5-03
+  const std::size_t emss = effective_mss_ != 0 ? std::min(config_.emss, effective_mss_) : config_.emss;
+  ec.mulpdu = config_.mulpdu != 0 ? config_.mulpdu : wire::Mulpdu(emss, markers_out_);
   ec.ddp_version = version;
   ec.rdmap_version = version;
   // Responses wait for the end of each TCP write (FeedFpdus), as an RNIC
@@ -313,6 +326,11 @@ bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const 
   adv.connection_serial = serial_;
   adv.regions = target_.layout().regions;
   if (config_.report_outcome) adv.previous = target_.previous_outcome();
+  if (config_.commands) {
+    adv.minor_version = wire::kTestUlpCommandsMinorVersion;
+    adv.commands = target_.previous_commands();
+    adv.commands->supported = SupportedCommands();
+  }
   return true;
 }
 
@@ -363,10 +381,41 @@ void ReferenceTargetSession::SendPendingResponses(wire::Bytes& out) {
 // Full Operation, NOTES G.4) releases the target's side.
 void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
   ++fpdus_in_;
-  if (phase_ == SessionPhase::kAwaitingFirstFpdu) phase_ = SessionPhase::kFullOperation;
   reactions_.Clear();
+  if (phase_ == SessionPhase::kAwaitingFirstFpdu) {
+    phase_ = SessionPhase::kFullOperation;
+    if (!config_.faults.Has(model::Fault::kAcceptAnyFirstFpduAsRtr) && !IsRtrOrNoneOwed(ulpdu)) {
+      detail_ = "the first FPDU after a peer-to-peer setup is none of the negotiated RTRs";
+      endpoint_->OnLlpError(wire::term::kMpaNoMatchingRtrOption, reactions_);
+      Drain(out);
+      return;
+    }
+  }
   endpoint_->OnSegment(ulpdu, reactions_);
   Drain(out);
+}
+
+// REQ R6581-12-01 R6581-5-02
+// After a peer-to-peer setup (A=1) the Initiator's first FPDU is one of the
+// RTR indications the Reply offered (RFC 6581 §9.2): a zero-length Send
+// (B), RDMA Write (C) or Read Request with RDMARDSZ 0 (D); or a Terminate
+// when it can generate none of them (R6581-9.2-12). Anything else is
+// refused with 2/0/0x07 "No matching RTR option" (docs/decisions.md 46).
+bool ReferenceTargetSession::IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const {
+  if (!reply_ || !reply_->enhanced_data || !reply_->enhanced_data->peer_to_peer) return true;
+  const wire::EnhancedIrdOrd& e = *reply_->enhanced_data;
+  auto v = wire::DecodeRdmapSegment(ulpdu, config_.profile);
+  if (!v.ok() || !v->opcode_known || !v->tagged_flag_matches || !v->ddp.header.last) return false;
+  switch (v->opcode()) {
+    case wire::Opcode::kTerminate: return true;
+    case wire::Opcode::kSend: return e.send_rtr && v->ddp.payload.empty();
+    case wire::Opcode::kRdmaWrite: return e.write_rtr && v->ddp.payload.empty();
+    case wire::Opcode::kRdmaReadRequest: {
+      const auto* r = std::get_if<wire::ReadRequestHeader>(&v->header);
+      return e.read_rtr && r && r->read_message_size == 0;
+    }
+    default: return false;
+  }
 }
 
 // REQ R5040-6.2.1-05 R5040-5.4-01
@@ -416,6 +465,11 @@ void ReferenceTargetSession::FrameSegments(const model::Reactions& r, wire::Byte
 void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
   for (const model::UlpEvent& e : reactions_.events()) {
     if (endpoint_->state() != StreamState::kStreaming) return;
+    if (IsRequesterCompletion(e.kind)) {
+      CompleteRequest(e);
+      continue;
+    }
+    if (e.kind == model::UlpEventKind::kSendReceived && TakeCommandRecord(e)) continue;
     const uint32_t sequence = endpoint_->next_msn(0);
     std::optional<bool> solicited;
     if (config_.report_solicited) solicited = e.solicited_event;
@@ -443,6 +497,7 @@ void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
     FrameSegments(posted_, out);
     ++events_sent_;
   }
+  if (config_.commands) PumpCommands(out);
 }
 
 // The first thing that ended Full Operation (§3.4).
@@ -517,6 +572,7 @@ void ReferenceTargetSession::Close(CloseReason reason) {
   o.completion_errors = static_cast<uint16_t>(std::min<uint32_t>(completion_errors_, 0xFFFF));
   outcome_ = o;
   target_.RecordOutcome(o);
+  SettleCommands();
   Finish();
 }
 

@@ -54,7 +54,11 @@ std::string CheckRegions(const ReferenceTargetConfig& c, const TargetLayout& lay
     }
     if (!stags.insert(r.stag).second) return name + ": advertised twice";
   }
-  const std::size_t max = c.report_outcome ? wire::kMaxRegionsWithOutcome : wire::kMaxRegions;
+  // The outcome block and the 1.1 Commands block share the 248 octets.
+  const std::size_t room = wire::kAdvertisementMaxLength - wire::kAdvertisementHeaderLength -
+                           (c.report_outcome ? wire::kPreviousOutcomeLength : 0) -
+                           (c.commands ? wire::kCommandsBlockLength : 0);
+  const std::size_t max = room / wire::kRegionEntryLength;
   if (layout.regions.size() > max) {
     return std::to_string(layout.regions.size()) + " regions do not fit the Advertisement (max " +
            std::to_string(max) + ")";
@@ -243,6 +247,16 @@ void ReferenceTarget::StoreMemory(uint32_t serial, std::vector<wire::Bytes> obje
 void ReferenceTarget::RecordOutcome(const wire::PreviousOutcome& outcome) {
   std::lock_guard<std::mutex> lock(mu_);
   previous_ = outcome;
+}
+
+wire::CommandCapabilities ReferenceTarget::previous_commands() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return previous_commands_;
+}
+
+void ReferenceTarget::RecordCommands(const wire::CommandCapabilities& commands) {
+  std::lock_guard<std::mutex> lock(mu_);
+  previous_commands_ = commands;
 }
 
 }  // namespace rdmapct::targets

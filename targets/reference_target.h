@@ -30,6 +30,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -140,6 +141,9 @@ struct ReferenceTargetConfig {
   bool report_outcome = true;      // the previous-connection outcome block
   bool report_solicited = true;    // Event Records say whether SE was set
   bool report_send_rtr = false;    // an Event Record for a Send RTR (SHOULD NOT)
+  // Test-ULP 1.1 command records (§7): advertise flag 0x0020 and carry out
+  // the commands the suite sends. false: a 1.0 target.
+  bool commands = true;
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
   // stay unread (the fault's description says 100 ms; tests shorten it).
   std::chrono::milliseconds late_hand_off{100};
@@ -202,6 +206,8 @@ class ReferenceTarget {
   uint32_t connections_accepted() const;
   // What the next Advertisement reports (convention §3.4).
   wire::PreviousOutcome previous_outcome() const;
+  // The previous connection's commands, for the next Commands block (§7.4).
+  wire::CommandCapabilities previous_commands() const;
   // The memory object as the last finished connection left it (empty if unknown).
   wire::Bytes MemorySnapshot(uint16_t memory_object) const;
 
@@ -217,6 +223,7 @@ class ReferenceTarget {
   void RecordOutcome(const wire::PreviousOutcome& outcome);
   void SetDirective(const wire::ConnectDirective& d);
   std::optional<wire::ConnectDirective> TakeDirective();
+  void RecordCommands(const wire::CommandCapabilities& commands);
 
   const ReferenceTargetConfig config_;
   const TargetLayout layout_;
@@ -227,12 +234,21 @@ class ReferenceTarget {
   std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
   wire::PreviousOutcome previous_;
   std::optional<wire::ConnectDirective> directive_;
+  wire::CommandCapabilities previous_commands_;
 };
+
+// An Event the endpoint reports to its ULP when a request it sent completed
+// (Read, Atomic, COMMIT).
+bool IsRequesterCompletion(model::UlpEventKind k);
 
 class ReferenceTargetSession {
  public:
   ReferenceTargetSession(ReferenceTarget& target, uint32_t serial, bool initiator = false);
   ~ReferenceTargetSession();
+  // The TCP MSS of the connection this session serves (TCP_MAXSEG, options
+  // excluded): the MULPDU follows the smaller of it and the configured EMSS
+  // (RFC 5044 §4.5, NOTES G.14). Call before the first octet.
+  void SetEffectiveMss(std::size_t mss) { effective_mss_ = mss; }
   ReferenceTargetSession(const ReferenceTargetSession&) = delete;
   ReferenceTargetSession& operator=(const ReferenceTargetSession&) = delete;
 
@@ -300,6 +316,7 @@ class ReferenceTargetSession {
   bool BuildAdvertisement(wire::Advertisement& adv) const;
   void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
+  bool IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const;
   void SendPendingResponses(wire::Bytes& out);
   void AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out);
   bool HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out);
@@ -307,6 +324,21 @@ class ReferenceTargetSession {
   void ReportEvents(wire::Bytes& out);
   void FrameSegments(const model::Reactions& r, wire::Bytes& out);
   void NoteOutcome();
+  // Command records (reference_commands.cc, convention §7).
+  struct CommandSlot {
+    enum State : uint8_t { kQueued, kInFlight, kDone };
+    wire::Command command;
+    State state = kQueued;
+    wire::CompletionStatus status = wire::CompletionStatus::kSuccess;
+    wire::Bytes moved;  // the octets it moved (its completion's data)
+  };
+  uint32_t SupportedCommands() const;
+  bool TakeCommandRecord(const model::UlpEvent& e);
+  void CompleteRequest(const model::UlpEvent& e);
+  bool LocalOctets(const wire::Command& c, wire::Bytes& out) const;
+  model::PostStatus PostCommand(CommandSlot& s);
+  void PumpCommands(wire::Bytes& out);
+  void SettleCommands();
   void Close(CloseReason reason);
   void Finish();
 
@@ -327,6 +359,7 @@ class ReferenceTargetSession {
   wire::Bytes held_;
   std::optional<wire::MpaStartupFrame> request_;
   std::optional<wire::MpaStartupFrame> reply_;
+  std::size_t effective_mss_ = 0;  // 0: unknown (in-process)
   std::optional<wire::Advertisement> advertisement_;
   bool keep_memory_ = false;
   uint32_t case_hash_ = 0;
@@ -346,6 +379,10 @@ class ReferenceTargetSession {
   std::optional<wire::PreviousOutcome> outcome_;
   uint32_t events_sent_ = 0;
   uint32_t completion_errors_ = 0;
+  std::deque<CommandSlot> commands_;           // this connection's, in posting order
+  wire::CommandCapabilities command_counts_;  // completed / failed / flushed so far
+  uint32_t next_request_id_ = 1;              // Atomic Request Identifiers
+  std::optional<uint16_t> suite_ird_;          // from the Suite Request extension (§2.4)
   uint64_t octets_in_ = 0;
   uint64_t octets_out_ = 0;
   uint64_t fpdus_in_ = 0;

@@ -312,6 +312,45 @@ Advertisement ExampleAdvertisement(std::size_t regions, bool previous) {
   return adv;
 }
 
+// Test-ULP 1.1: Command Records, the Suite Request extension, completions.
+void TestUlpCommandSeeds(Corpus& c, const std::string& dir) {
+  CommandRecord rec;
+  for (uint8_t t = 1; t <= kMaxCommandType; ++t) {
+    Command cmd;
+    cmd.type = static_cast<CommandType>(t);
+    cmd.command_id = t;
+    const uint16_t uses = CommandFieldsUsed(cmd.type);
+    if (uses & kUsesLocal) cmd.local_stag = 0x1a01, cmd.local_tagged_offset = 0x00007f3a12340000ull + t;
+    if (uses & kUsesLength) cmd.length = 16u * t;
+    if (uses & kUsesRemoteStag) cmd.remote_stag = 0x5157e100;
+    if (uses & kUsesRemoteTo) cmd.remote_tagged_offset = 0x0000530000000000ull + 8u * t;
+    if (uses & kUsesModifier) cmd.modifier = 1;
+    for (int k = 0; k < 4; ++k) {
+      if (uses & (kUsesOperand1 << k)) cmd.operand[k] = 0x0101010101010101ull * (k + 1);
+    }
+    rec.commands.push_back(cmd);
+  }
+  Bytes b;
+  (void)EncodeCommandRecord(rec, b);
+  Add(c, dir, "command_record_every_type", b);
+  rec.commands.resize(2);
+  b.clear();
+  (void)EncodeCommandRecord(rec, b);
+  Add(c, dir, "command_record_write_read", b);
+  Bytes req;
+  EncodeSuiteRequest({1, 1, 0, CaseHash("requester/5.2/target-reads-suite-memory")}, req);
+  EncodeSuiteRequestExtension({4, {{0x5157e100, 0x0000530000000000ull, 0x10000, 0x1F}}}, req);
+  Add(c, dir, "suite_request_1_1_extension", req);
+  Bytes ev;
+  EncodeEventRecord(MakeCommandCompletedEvent(3, {2, CommandType::kRdmaRead, CompletionStatus::kSuccess, 0},
+                                              Filler(80, 9)),
+                    ev);
+  Add(c, dir, "event_command_completed", ev);
+  Bytes blk;
+  EncodeCommandsBlock({0x3FFE, 7, 1, 1, 2}, blk);
+  Add(c, dir, "commands_block", blk);
+}
+
 void TestUlpSeeds(Corpus& c) {
   const std::string dir = "fuzz_test_ulp";
   auto adv_bytes = [](const Advertisement& adv) {
@@ -323,11 +362,16 @@ void TestUlpSeeds(Corpus& c) {
   Add(c, dir, "advertisement_9_regions", adv_bytes(ExampleAdvertisement(9, false)));
   Add(c, dir, "advertisement_8_regions_outcome", adv_bytes(ExampleAdvertisement(8, true)));
   Advertisement newer = ExampleAdvertisement(2, false);
-  newer.minor_version = 1;
+  newer.minor_version = 2;  // newer than the decoders' 1.1
   newer.region_entry_length = 32;
   Bytes nb = adv_bytes(newer);
   nb.push_back(0xAA);   // a newer minor may append octets
-  Add(c, dir, "advertisement_minor1_long_entries", nb);
+  Add(c, dir, "advertisement_minor2_long_entries", nb);
+  Advertisement with_commands = ExampleAdvertisement(8, true);
+  with_commands.minor_version = 1;
+  with_commands.commands = CommandCapabilities{0x3FFE, 3, 4, 1, 2};
+  Add(c, dir, "advertisement_1_1_commands", adv_bytes(with_commands));
+  TestUlpCommandSeeds(c, dir);
 
   // The same advertisement as a target's MPA Reply Private Data.
   MpaStartupFrame reply = Frame(true, 2, true, 4);

@@ -257,7 +257,9 @@ class RdmapEndpoint {
   // --- transmit (endpoint_tx.cc) ---
   // Segments `body` to MULPDU and appends the ULPDUs; `first` gives every
   // header field of the first segment (T flag, STag/TO or QN/MSN, RsvdULP).
-  void TransmitMessage(const wire::DdpSegmentHeader& first, wire::ByteSpan body, Reactions& out);
+  // `extra_room` > 0 only under a segmentation fault.
+  void TransmitMessage(const wire::DdpSegmentHeader& first, wire::ByteSpan body, Reactions& out,
+                       std::size_t extra_room = 0);
   wire::DdpSegmentHeader UntaggedHeader(wire::Opcode op, uint32_t qn) const;
   wire::DdpSegmentHeader TaggedHeader(wire::Opcode op, uint32_t stag, uint64_t to) const;
   PostStatus CheckCanPost(wire::Opcode op) const;

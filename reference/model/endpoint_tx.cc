@@ -53,9 +53,9 @@ wire::DdpSegmentHeader RdmapEndpoint::TaggedHeader(Opcode op, uint32_t stag, uin
 // sent; a zero-length message is one segment. Writes straight into the
 // reused Reactions buffers (the receive path answers Read Requests here).
 void RdmapEndpoint::TransmitMessage(const wire::DdpSegmentHeader& first, wire::ByteSpan body,
-                                    Reactions& out) {
+                                    Reactions& out, std::size_t extra_room) {
   const std::size_t hlen = first.HeaderLength();
-  const std::size_t room = config_.mulpdu > hlen ? config_.mulpdu - hlen : 1;
+  const std::size_t room = (config_.mulpdu > hlen ? config_.mulpdu - hlen : 1) + extra_room;
   std::size_t off = 0;
   do {
     const std::size_t n = std::min(room, body.size() - off);
@@ -92,6 +92,11 @@ PostStatus RdmapEndpoint::PostSend(Opcode op, wire::ByteSpan payload, uint32_t i
   if (payload.size() > std::numeric_limits<uint32_t>::max()) return PostStatus::kMessageTooLong;
   wire::DdpSegmentHeader h = UntaggedHeader(op, 0);
   h.invalidate_stag = info.invalidate_stag == wire::InvalidateStagUse::kValid ? invalidate_stag : 0;
+  if (config_.faults.Has(Fault::kReuseSendMsn) && info.solicited_event && next_msn_[0] > 1) {
+    h.msn = next_msn_[0] - 1;  // the MSN of the Send before it, again
+    TransmitMessage(h, payload, out);
+    return PostStatus::kOk;
+  }
   ++next_msn_[0];
   TransmitMessage(h, payload, out);
   return PostStatus::kOk;
@@ -115,7 +120,8 @@ PostStatus RdmapEndpoint::PostRdmaWrite(uint32_t stag, uint64_t tagged_offset,
                                         wire::ByteSpan payload, Reactions& out) {
   if (PostStatus s = CheckCanPost(Opcode::kRdmaWrite); s != PostStatus::kOk) return s;
   if (payload.size() > std::numeric_limits<uint32_t>::max()) return PostStatus::kMessageTooLong;
-  TransmitMessage(TaggedHeader(Opcode::kRdmaWrite, stag, tagged_offset), payload, out);
+  const std::size_t extra = config_.faults.Has(Fault::kSplitWriteOverMulpdu) ? 16 : 0;
+  TransmitMessage(TaggedHeader(Opcode::kRdmaWrite, stag, tagged_offset), payload, out, extra);
   return PostStatus::kOk;
 }
 
@@ -123,6 +129,7 @@ PostStatus RdmapEndpoint::PostRdmaWrite(uint32_t stag, uint64_t tagged_offset,
 // Outbound requests outstanding against ORD (shared or additive, NOTES C.7).
 static bool OrdAvailable(const EndpointConfig& c, std::size_t reads, std::size_t extensions,
                          bool extension) {
+  if (c.faults.Has(Fault::kIgnoreOrd)) return true;
   if (c.decisions.ird_accounting == IrdAccounting::kShared) return reads + extensions < c.ord;
   return extension ? extensions < c.decisions.extension_ord : reads < c.ord;
 }

@@ -60,6 +60,15 @@ enum class Fault : uint8_t {
   kLateFpduHandOff,
   kTerminateControlLittleEndian,
   kShortReadCrossingPage,
+  // The target as requester and Data Source (test-ULP 1.1 commands)
+  kIgnoreOrd,
+  kSplitWriteOverMulpdu,
+  kSendInvalidateWrongStag,
+  kReuseSendMsn,
+  kReadResponseSkipBounds,
+  kReplyEchoesRequestRes,
+  kRev0ReplyWithoutMarkers,
+  kAcceptAnyFirstFpduAsRtr,
   // The reference target as MPA Initiator (targets/reference_initiator.cc)
   kSendsBeforeReply,
   kRequestResBitsSet,

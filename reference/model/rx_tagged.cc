@@ -49,7 +49,8 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
   const wire::DdpSegmentHeader& h = rx.ddp();
   const wire::ByteSpan payload = rx.payload();
   const bool unknown = config_.passive && resources_.FindRegion(h.stag) == nullptr;
-  if (!payload.empty() && !unknown &&
+  const bool skip = config_.faults.Has(Fault::kReadResponseSkipBounds);
+  if (!payload.empty() && !unknown && !skip &&
       RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset,
                                     payload.size(), 0, kDdpPlacementErrors,
                                     config_.decisions.wrap_before_bounds, config_.faults),
@@ -58,7 +59,7 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
   }
   // accept-unexpected-responses disables this MAY check like the option does.
   const bool check = config_.decisions.check_read_response_match &&
-                     !config_.faults.Has(Fault::kAcceptUnexpectedResponses);
+                     !config_.faults.Has(Fault::kAcceptUnexpectedResponses) && !skip;
   if (outstanding_reads_.empty()) {
     if (check) {
       Raise(rx, MakeViolation(ViolationKind::kReadResponseUnexpected, "R5040-5.2.2-08",
@@ -77,8 +78,11 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
     return;
   }
   if (!payload.empty() && !unknown) {
-    auto dst = resources_.RegionBytes(*resources_.FindRegion(h.stag), h.tagged_offset,
-                                      payload.size());
+    // read-response-skip-bounds: an unknown STag lands in the Read's sink.
+    const MemoryRegion* region = resources_.FindRegion(h.stag);
+    if (region == nullptr) region = resources_.FindRegion(read.request.sink_stag);
+    auto dst = region ? resources_.RegionBytes(*region, h.tagged_offset, payload.size())
+                      : std::span<uint8_t>();
     if (!dst.empty()) std::memcpy(dst.data(), payload.data(), dst.size());
   }
   if (!payload.empty()) read.received.Insert(offset, offset + payload.size());

@@ -114,6 +114,22 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
     o.Add(Node("Outcome Terminate", Describe(code), entry + 6, 2));
     o.Add(Num("Events Sent", p.events_sent, std::to_string(p.events_sent), entry + 8, 2));
     o.Add(Num("Completion Errors", p.completion_errors, std::to_string(p.completion_errors), entry + 10, 2));
+    entry += kPreviousOutcomeLength;
+  }
+  if (a.commands) {  // 1.1, docs/target-convention.md §7.4
+    const CommandCapabilities& c = *a.commands;
+    Field& b = f.Add(Node("Commands", "test-ULP 1.1 command records", entry, kCommandsBlockLength));
+    std::string types;
+    for (uint8_t t = 1; t <= kMaxCommandType; ++t) {
+      if (c.Supports(static_cast<CommandType>(t))) {
+        types += (types.empty() ? "" : ", ") + std::string(CommandTypeName(static_cast<CommandType>(t)));
+      }
+    }
+    b.Add(Num("Supported Commands", c.supported, Hex(c.supported, 8) + " (" + types + ")", entry, 4));
+    b.Add(Num("Failed Command Id", c.failed_command_id, std::to_string(c.failed_command_id), entry + 4, 4));
+    b.Add(Num("Commands Completed", c.completed, std::to_string(c.completed), entry + 8, 2));
+    b.Add(Num("Commands Failed", c.failed, std::to_string(c.failed), entry + 10, 2));
+    b.Add(Num("Commands Flushed", c.flushed, std::to_string(c.flushed), entry + 12, 2));
   }
   return f;
 }

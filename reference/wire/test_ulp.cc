@@ -143,7 +143,7 @@ bool TaggedRangeWraps(uint64_t base, uint32_t length) {
 
 std::size_t AdvertisementLength(const Advertisement& adv) {
   return kAdvertisementHeaderLength + adv.regions.size() * adv.region_entry_length +
-         (adv.previous ? kPreviousOutcomeLength : 0);
+         (adv.previous ? kPreviousOutcomeLength : 0) + (adv.commands ? kCommandsBlockLength : 0);
 }
 
 // Checks and decodes one region entry at `start`.
@@ -212,9 +212,10 @@ Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
     return h.Error(DecodeErrorKind::kInvalidValue, kAdvMajor, adv.major_version);
   }
   adv.minor_version = static_cast<uint8_t>(h.Get(kAdvMinor));
-  const bool newer = adv.minor_version > kTestUlpMinorVersion;
+  const bool newer = adv.minor_version > kTestUlpKnownMinorVersion;
   adv.flags = static_cast<uint16_t>(h.Get(kAdvFlags));
-  if (!newer && (adv.flags & ~kKnownAdvertisementFlags) != 0) {
+  const uint16_t known = adv.minor_version >= 1 ? kKnownAdvertisementFlags11 : kKnownAdvertisementFlags;
+  if (!newer && (adv.flags & ~known) != 0) {
     return h.Error(DecodeErrorKind::kReservedNonZero, kAdvFlags, adv.flags);
   }
   adv.ird = static_cast<uint16_t>(h.Get(kAdvIrd));
@@ -259,7 +260,7 @@ Result<SuiteRequest> DecodeSuiteRequest(ByteSpan data, std::size_t base_offset) 
   }
   req.minor_version = static_cast<uint8_t>(b.Get(kReqMinor));
   req.flags = static_cast<uint16_t>(b.Get(kReqFlags));
-  if (req.minor_version <= kTestUlpMinorVersion && (req.flags & ~kKnownRequestFlags) != 0) {
+  if (req.minor_version <= kTestUlpKnownMinorVersion && (req.flags & ~kKnownRequestFlags) != 0) {
     return b.Error(DecodeErrorKind::kReservedNonZero, kReqFlags, req.flags);
   }
   req.case_hash = static_cast<uint32_t>(b.Get(kReqCaseHash));
@@ -278,6 +279,9 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
     return DecodeError{DecodeErrorKind::kInvalidValue, kAdvEntryLength.name, kAdvEntryLength.offset,
                        adv.region_entry_length};
   }
+  if (adv.commands && adv.minor_version < kTestUlpCommandsMinorVersion) {
+    return DecodeError{DecodeErrorKind::kInvalidValue, kAdvMinor.name, kAdvMinor.offset, adv.minor_version};
+  }
   if (adv.regions.size() > 0xFF || AdvertisementLength(adv) > kAdvertisementMaxLength) {
     return DecodeError{DecodeErrorKind::kTooLong, "Advertisement", kAdvertisementMaxLength,
                        AdvertisementLength(adv)};
@@ -290,8 +294,9 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
   const std::size_t start = out.size();
   out.resize(start + AdvertisementLength(adv), 0);
   std::copy(kAdvertisementMagic.begin(), kAdvertisementMagic.end(), out.begin() + start);
-  uint16_t flags = adv.flags & ~kFlagPreviousOutcome;
+  uint16_t flags = adv.flags & ~(kFlagPreviousOutcome | kFlagCommands);
   if (adv.previous) flags |= kFlagPreviousOutcome;
+  if (adv.commands) flags |= kFlagCommands;
   Put(out, start, kAdvMajor, adv.major_version);
   Put(out, start, kAdvMinor, adv.minor_version);
   Put(out, start, kAdvFlags, flags);
@@ -321,6 +326,12 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
     Put(out, at, kOutCode, p->error_code);
     Put(out, at, kOutEvents, p->events_sent);
     Put(out, at, kOutErrors, p->completion_errors);
+    at += kPreviousOutcomeLength;
+  }
+  if (adv.commands) {
+    Bytes block;
+    EncodeCommandsBlock(*adv.commands, block);
+    std::copy(block.begin(), block.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
   }
   return Ok{};
 }
@@ -344,7 +355,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
                        base_offset + kAdvertisementMaxLength, data.size()};
   }
   Advertisement adv = std::move(header).value();
-  const bool newer = adv.minor_version > kTestUlpMinorVersion;
+  const bool newer = adv.minor_version > kTestUlpKnownMinorVersion;
 
   const std::size_t count = h.Get(kAdvRegionCount);
   std::size_t at = kAdvertisementHeaderLength;
@@ -370,11 +381,18 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
     adv.previous = *prev;
     at += kPreviousOutcomeLength;
   }
+  if ((adv.flags & kFlagCommands) && adv.minor_version >= kTestUlpCommandsMinorVersion) {
+    Result<CommandCapabilities> caps = DecodeCommandsBlock(data.subspan(std::min(at, data.size())), base_offset + at, newer);
+    if (!caps.ok()) return caps.error();
+    adv.commands = *caps;
+    at += kCommandsBlockLength;
+  }
   if (at < data.size() && !newer) {
     return DecodeError{DecodeErrorKind::kLengthMismatch, "Advertisement", base_offset + at,
                        data.size() - at};
   }
   adv.flags &= ~kFlagPreviousOutcome;  // carried by `previous`
+  if (adv.commands) adv.flags &= ~kFlagCommands;  // carried by `commands`
   return adv;
 }
 
@@ -584,6 +602,20 @@ EventRecord MakeCompletionErrorEvent(uint32_t sequence, ErrorSource source, uint
   return ev;
 }
 
+EventRecord MakeCommandCompletedEvent(uint32_t sequence, const Completion& c, ByteSpan moved) {
+  EventRecord ev;
+  ev.minor_version = kTestUlpCommandsMinorVersion;
+  ev.type = EventType::kCommandCompleted;
+  ev.sequence = sequence;
+  ev.invalidated_stag = c.command_id;
+  ev.value = CompletionValue(c);
+  ev.length = static_cast<uint32_t>(moved.size());
+  ev.digest = Crc32c(moved);
+  const std::size_t n = std::min(moved.size(), kEventPrefixMax);
+  ev.prefix.assign(moved.begin(), moved.begin() + n);
+  return ev;
+}
+
 void EncodeEventRecord(const EventRecord& ev, Bytes& out) {
   const std::size_t start = out.size();
   out.resize(start + kEventRecordHeaderLength, 0);
@@ -603,9 +635,27 @@ void EncodeEventRecord(const EventRecord& ev, Bytes& out) {
 
 namespace {
 
+// Type 4, Command Completed (docs §7.3): no flags; Invalidated STag holds
+// the Command Id; Value is the status word; only a success moves octets.
+std::optional<DecodeError> CheckCompletionFields(const Block& b, const EventRecord& ev) {
+  if (ev.flags != 0) return b.Error(DecodeErrorKind::kInvalidValue, kEvFlags, ev.flags);
+  const std::optional<Completion> c = CompletionFromValue(ev.invalidated_stag, ev.value);
+  if (!c) return b.Error(DecodeErrorKind::kInvalidValue, kEvValue, ev.value);
+  if (c->status != CompletionStatus::kSuccess && ev.length != 0) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kEvLength, ev.length);
+  }
+  if (ev.length == 0 && ev.digest != 0) return b.Error(DecodeErrorKind::kInvalidValue, kEvDigest, ev.digest);
+  const uint64_t prefix_length = b.Get(kEvPrefixLength);
+  if (prefix_length != std::min<uint64_t>(ev.length, kEventPrefixMax)) {
+    return b.Error(DecodeErrorKind::kLengthMismatch, kEvPrefixLength, prefix_length);
+  }
+  return std::nullopt;
+}
+
 // Field rules that depend on the Event Type (docs §6.2), checked in layout
 // order so the reported offset is the first offending field.
 std::optional<DecodeError> CheckEventFields(const Block& b, const EventRecord& ev) {
+  if (ev.type == EventType::kCommandCompleted) return CheckCompletionFields(b, ev);
   const bool send = ev.type == EventType::kSendDelivered;
   if ((ev.flags & kEventInvalidated) && !send) {
     return b.Error(DecodeErrorKind::kInvalidValue, kEvFlags, ev.flags);
@@ -653,9 +703,10 @@ Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
   if (auto trunc = b.FirstTruncated(kEventFields)) return *trunc;
   EventRecord ev;
   ev.minor_version = static_cast<uint8_t>(b.Get(kEvMinor));
-  const bool newer = ev.minor_version > kTestUlpMinorVersion;
+  const bool newer = ev.minor_version > kTestUlpKnownMinorVersion;
   const uint64_t type = b.Get(kEvType);
-  if (type == 0 || (!newer && type > kMaxEventType)) {
+  const uint8_t max_type = ev.minor_version >= kTestUlpCommandsMinorVersion ? kMaxEventType11 : kMaxEventType;
+  if (type == 0 || (!newer && type > max_type)) {
     return b.Error(DecodeErrorKind::kInvalidValue, kEvType, type);
   }
   ev.type = static_cast<EventType>(type);
@@ -672,7 +723,7 @@ Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
   ev.invalidated_stag = static_cast<uint32_t>(b.Get(kEvStag));
   ev.value = b.Get(kEvValue);
   ev.digest = static_cast<uint32_t>(b.Get(kEvDigest));
-  if (type <= kMaxEventType) {
+  if (type <= kMaxEventType11) {
     if (auto bad = CheckEventFields(b, ev)) return *bad;
   }
   if (uint64_t rsvd = b.Get(kEvReserved); rsvd != 0 && !newer) {
@@ -691,7 +742,8 @@ Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
   ev.prefix.assign(data.begin() + kEventRecordHeaderLength,
                    data.begin() + kEventRecordHeaderLength + n);
   // When the prefix is the whole message the digest can be checked here.
-  if (ev.type == EventType::kSendDelivered && ev.length == n && Crc32c(ev.prefix) != ev.digest) {
+  const bool moved = ev.type == EventType::kSendDelivered || ev.type == EventType::kCommandCompleted;
+  if (moved && ev.length == n && Crc32c(ev.prefix) != ev.digest) {
     return b.Error(DecodeErrorKind::kCrcMismatch, kEvDigest, ev.digest);
   }
   return ev;

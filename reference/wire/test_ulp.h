@@ -29,6 +29,7 @@
 
 #include "reference/wire/bytes.h"
 #include "reference/wire/result.h"
+#include "reference/wire/test_ulp_commands.h"
 
 namespace rdmapct::wire {
 
@@ -39,6 +40,8 @@ namespace rdmapct::wire {
 // rejects them otherwise (they would be a target bug).
 inline constexpr uint8_t kTestUlpMajorVersion = 1;
 inline constexpr uint8_t kTestUlpMinorVersion = 0;
+// (The decoders know 1.1, kTestUlpKnownMinorVersion in test_ulp_commands.h:
+// "newer" means newer than that.)
 
 // "RPCA", "RPCE", "RPCR": printable, so a hexdump or a capture shows them.
 inline constexpr std::array<uint8_t, 4> kAdvertisementMagic = {0x52, 0x50, 0x43, 0x41};
@@ -91,7 +94,8 @@ inline constexpr uint16_t kFlagPreviousOutcome = 0x0002;      // the outcome blo
 inline constexpr uint16_t kFlagRfc7306 = 0x0004;              // target implements RFC 7306
 inline constexpr uint16_t kFlagCommit = 0x0008;               // target implements the COMMIT draft
 inline constexpr uint16_t kFlagKeepMemory = 0x0010;           // honours kRequestKeepMemory
-inline constexpr uint16_t kKnownAdvertisementFlags = 0x001F;
+inline constexpr uint16_t kKnownAdvertisementFlags = 0x001F;        // in 1.0
+inline constexpr uint16_t kKnownAdvertisementFlags11 = 0x003F;      // in 1.1 (kFlagCommands)
 
 // Region Access (entry octet 16): the remote access rights the STag grants.
 inline constexpr uint8_t kAccessRemoteRead = 0x01;
@@ -160,6 +164,9 @@ struct Advertisement {
   uint32_t connection_serial = 0;     // 1 for the first connection after target start
   std::vector<AdvertisedRegion> regions;
   std::optional<PreviousOutcome> previous;
+  // 1.1 (minor >= 1): the Commands block; the encoder derives kFlagCommands
+  // from it.
+  std::optional<CommandCapabilities> commands;
   friend bool operator==(const Advertisement&, const Advertisement&) = default;
 };
 
@@ -237,8 +244,10 @@ enum class EventType : uint8_t {
   kSendDelivered = 1,           // Send / Send with SE / ... with Invalidate
   kImmediateDataDelivered = 2,  // RFC 7306 Immediate Data (with SE)
   kCompletionError = 3,         // a local completion or async error
+  kCommandCompleted = 4,        // 1.1: a command of a Command Record completed
 };
-inline constexpr uint8_t kMaxEventType = 3;
+inline constexpr uint8_t kMaxEventType = 3;    // in 1.0
+inline constexpr uint8_t kMaxEventType11 = 4;  // in 1.1
 
 // Event Flags (octet 7).
 inline constexpr uint8_t kEventSolicitedKnown = 0x01;  // the target can tell SE
@@ -271,6 +280,10 @@ EventRecord MakeSendEvent(uint32_t sequence, ByteSpan payload, std::optional<boo
 EventRecord MakeImmediateDataEvent(uint32_t sequence, uint64_t immediate_data,
                                    std::optional<bool> solicited);
 EventRecord MakeCompletionErrorEvent(uint32_t sequence, ErrorSource source, uint32_t status);
+// 1.1: a command completed; `moved` holds the octets it transferred (Read:
+// placed in the local sink; Write / Send: sent; Atomic: the Original Remote
+// Data Value as on the wire), empty on error.
+EventRecord MakeCommandCompletedEvent(uint32_t sequence, const Completion& c, ByteSpan moved);
 
 // Appends the record (36 octets + prefix). Byte-exact: writes the fields as
 // given, including inconsistent ones, so tests can build bad records.

@@ -334,5 +334,42 @@ TEST(ConformRun, ScriptRunsTheCasesOfOneFile) {
   EXPECT_EQ(b.out, "");
 }
 
+// Issue 15: a reproducer written for rfc7306 (its cases name that profile
+// only) run under --profile commit is skipped whole; that run tested nothing
+// and must not exit 0 or print PASS.
+std::string Rfc7306Only(const std::string& file) {
+  std::string text = ReadFile(fs::path(SourceDir()) / "conformance/cases" / file);
+  for (std::size_t at; (at = text.find("profile: COMMIT\n")) != std::string::npos;) text.erase(at, 16);
+  return text;
+}
+
+TEST(ConformRun, AllSkippedRunSaysNothingWasTested) {
+  const fs::path script = TempDir() / "rfc7306-repro.textproto";
+  std::ofstream(script) << Rfc7306Only("rfc7306/6.3_immediate-data.textproto");
+  const fs::path json = TempDir() / "skipped.json", junit = TempDir() / "skipped.xml";
+  const Outcome r = Rdmapct("conform --script " + Quote(script.string()) + " --profile commit --json " +
+                            Quote(json.string()) + " --junit " + Quote(junit.string()));
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("nothing was tested"));
+  EXPECT_THAT(r.out, HasSubstr("Result: NOT TESTED"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Result: PASS")));
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["exit_status"], 3);
+  EXPECT_THAT(j["nothing_tested"].get<std::string>(), HasSubstr("nothing was tested"));
+  EXPECT_THAT(ReadFile(junit), HasSubstr("name=\"nothing_tested\""));
+}
+
+// The same for a certification in which only SHOULD-level cases ran: the
+// rfc7306 MUST cases are skipped under commit, the SHOULD teardown cases run.
+TEST(ConformRun, NoMustCaseRanSaysNothingWasTestedAtMustLevel) {
+  const fs::path script = TempDir() / "should-only.textproto";
+  std::ofstream(script) << Rfc7306Only("rfc7306/6.3_immediate-data.textproto")
+                        << ReadFile(fs::path(SourceDir()) / "conformance/cases/rfc5040/6.2_stream-teardown.textproto");
+  const Outcome r = Rdmapct("conform --script " + Quote(script.string()) + " --profile commit");
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS   rfc5040/6.2/"));
+  EXPECT_THAT(r.out, HasSubstr("Result: NOT TESTED: nothing was tested at MUST level"));
+}
+
 }  // namespace
 }  // namespace rdmapct::cli

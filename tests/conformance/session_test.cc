@@ -345,9 +345,9 @@ TEST(RunnerTest, UnknownConventionMajorVersionStopsTheRun) {
   options.session = FastOptions();
   const RunResult run = RunCases({&cases[0], &cases[1]}, options, connector);
   EXPECT_TRUE(run.aborted);
-  EXPECT_EQ(run.abort_reason, "target speaks test-ULP convention 2.3; this suite implements 1.0");
+  EXPECT_EQ(run.abort_reason, "target speaks test-ULP convention 2.3; this suite implements 1.1");
   EXPECT_EQ(connector.connects, 1);
-  EXPECT_EQ(run.cases[1].reason, "not run: target speaks test-ULP convention 2.3; this suite implements 1.0");
+  EXPECT_EQ(run.cases[1].reason, "not run: target speaks test-ULP convention 2.3; this suite implements 1.1");
   EXPECT_EQ(ExitStatus(run), kExitError);
 }
 

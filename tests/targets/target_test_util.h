@@ -32,6 +32,8 @@ struct InitiatorOptions {
   bool markers = false;  // M: Markers wanted in target -> suite FPDUs
   std::optional<wire::EnhancedIrdOrd> enhanced{};  // Rev 2, S = 1 when set
   std::optional<wire::SuiteRequest> suite_request{};
+  // Test-ULP 1.1: appended after the Suite Request (give it minor 1).
+  std::optional<wire::SuiteRequestExtension> extension{};
 };
 
 inline wire::MpaStartupFrame MakeRequest(const InitiatorOptions& o) {
@@ -43,6 +45,7 @@ inline wire::MpaStartupFrame MakeRequest(const InitiatorOptions& o) {
   f.enhanced = o.enhanced.has_value();
   f.enhanced_data = o.enhanced;
   if (o.suite_request) wire::EncodeSuiteRequest(*o.suite_request, f.private_data);
+  if (o.extension) wire::EncodeSuiteRequestExtension(*o.extension, f.private_data);
   return f;
 }
 

@@ -418,7 +418,7 @@ TEST(TestUlpSuiteRequest, EveryTruncationAndInvalidValue) {
   r = DecodeSuiteRequest(b);
   ASSERT_FALSE(r.ok());
   ExpectError(r.error(), DecodeErrorKind::kReservedNonZero, "Request Flags", 6);
-  b[5] = 1;  // a newer minor may define the bit
+  b[5] = 2;  // a newer minor may define the bit
   r = DecodeSuiteRequest(b);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->flags, 0x0003);
@@ -716,7 +716,7 @@ TEST(TestUlpEvent, InvalidValuesOfOtherTypes) {
 
 TEST(TestUlpEvent, NewerMinorVersionMayAddTypesAndOctets) {
   Bytes b = kHelloEvent;
-  b[5] = 1;     // minor 1
+  b[5] = 2;     // minor 2 (newer than the decoder's 1.1)
   b[6] = 0x09;  // a type 1.0 does not know
   b[7] |= 0x80;
   b[35] = 0x01;
@@ -724,7 +724,7 @@ TEST(TestUlpEvent, NewerMinorVersionMayAddTypesAndOctets) {
   Result<EventRecord> r = DecodeEventRecord(b);
   ASSERT_TRUE(r.ok()) << r.error().Describe();
   EXPECT_EQ(static_cast<uint8_t>(r->type), 0x09);
-  EXPECT_EQ(r->minor_version, 1);
+  EXPECT_EQ(r->minor_version, 2);
   EXPECT_EQ(r->prefix, Hello());
 
   b[6] = 0;  // type 0 is never valid
