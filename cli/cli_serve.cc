@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "targets/in_process.h"
 #include "targets/tcp.h"
@@ -138,7 +139,7 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
   targets::ReferenceTargetConfig config;
   std::string error;
   if (!MakeServeConfig(cmd, config, error)) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    PrintError(err, "serve", error);
     return kExitUsage;
   }
   if (!cmd.connect.empty()) return RunConnect(cmd, config, out, err);
@@ -157,7 +158,7 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
   std::unique_ptr<targets::TcpServer> server =
       targets::TcpServer::Create(target, options, log, error);
   if (!server) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    PrintError(err, "serve", error);
     return kExitUsage;
   }
   {

@@ -115,7 +115,7 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--fault", c.faults, "reference target fault switch (repeatable; rdmapct --list-faults)")
       ->allow_extra_args(false);
   sub->add_flag("--keep-going", c.keep_going, "do not stop after repeated connection failures");
-  sub->add_option("--cases-dir", c.cases_dir, "case tree (default: conformance/cases of the source tree)");
+  sub->add_option("--cases-dir", c.cases_dir, "case tree (default: conformance/cases of the data directory, see rdmapct --help)");
   sub->add_option("--script", c.scripts, "run the cases of this textproto file instead (repeatable)")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);

@@ -36,8 +36,8 @@ constexpr const char* kServeHelp =
     "--connections N, or when the suite refused it for 10 s (exit 2 if it never\n"
     "connected).\n"
     "\n"
-    "Stop with SIGINT or SIGTERM (exit 0). Exit 2: bad flags or an address that\n"
-    "cannot be bound.\n"
+    "Stop with SIGINT or SIGTERM. Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad\n"
+    "flags or an address that cannot be bound.\n"
     "\n"
     "Example: rdmapct serve --listen 127.0.0.1:4791 --profile rfc7306";
 

@@ -191,7 +191,7 @@ proto::Profile ToProtoProfile(wire::Profile p) {
   return proto::PROFILE_UNSPECIFIED;
 }
 
-fs::path DefaultCasesDir() { return RepositoryDir() / "conformance" / "cases"; }
+fs::path DefaultCasesDir() { return DataDir() / "conformance" / "cases"; }
 
 namespace {
 
@@ -281,12 +281,32 @@ CaseLoad LoadCaseFiles(const fs::path& dir) {
     out.errors.push_back(dir.string() + ": not a directory of case files");
     return out;
   }
-  std::vector<fs::path> files;
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".textproto") files.push_back(e.path());
+  // A case tree is two levels deep (<doc>/<section>_<slug>.textproto) and
+  // has a directory named after a document: look no deeper, and say "not a
+  // case tree" once otherwise, so that pointing --cases-dir at /tmp or $HOME
+  // neither walks the whole tree nor lists every stray file in it.
+  static constexpr std::string_view kDocuments[] = {"rfc5040", "rfc7306", "commit", "rfc5041", "rfc5044", "rfc6581"};
+  std::vector<fs::path> files, in_docs;
+  bool has_document = false;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == ".textproto") files.push_back(e.path());
+    if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
+    const std::string name = e.path().filename().string();
+    std::vector<fs::path> here;
+    std::error_code inner;
+    for (const fs::directory_entry& f : fs::directory_iterator(e.path(), inner)) {
+      if (f.is_regular_file(inner) && f.path().extension() == ".textproto") here.push_back(f.path());
+    }
+    has_document |= !here.empty() && std::find(std::begin(kDocuments), std::end(kDocuments), name) != std::end(kDocuments);
+    in_docs.insert(in_docs.end(), here.begin(), here.end());
   }
+  if (!has_document) {
+    out.errors.push_back(dir.string() + ": not a case tree (no <doc>/<section>_<slug>.textproto case files, "
+                         "<doc> being rfc5040, rfc7306, commit, rfc5041, rfc5044 or rfc6581)");
+    return out;
+  }
+  files.insert(files.end(), in_docs.begin(), in_docs.end());
   std::sort(files.begin(), files.end());
-  if (files.empty()) out.errors.push_back(dir.string() + ": no *.textproto case files");
   for (const fs::path& p : files) {
     const fs::path rel = p.lexically_relative(dir);
     if (std::distance(rel.begin(), rel.end()) != 2) {

@@ -45,7 +45,7 @@ struct CaseLoad {
   bool ok() const { return errors.empty(); }
 };
 
-// The case files compiled in: RepositoryDir()/conformance/cases.
+// The case tree of rdmapct's data directory: DataDir()/conformance/cases.
 std::filesystem::path DefaultCasesDir();
 
 // Parses one case file. `label` names it in errors; `document` and `section`

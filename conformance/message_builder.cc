@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "conformance/frame_text.h"
+#include "proto/message_type.h"
 #include "reference/wire/ddp.h"
 #include "reference/wire/ddp_segmentation.h"
 #include "reference/wire/opcodes.h"
@@ -433,7 +434,7 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     error = "a message without a type";
     return std::nullopt;
   }
-  const auto op = static_cast<Opcode>(m.type() - 1);
+  const Opcode op = proto::OpcodeOf(m.type());
   const wire::OpcodeInfo& info = wire::InfoFor(op);
   ResolvedRef remote, invalidate;
   if (!ResolveOptional(m.has_remote(), m.remote(), *ctx.regions, remote, error) ||

@@ -4,10 +4,10 @@
 // (console, JSON, JUnit XML, HTML, pcap) are views of these structs; the
 // runner (runner.h) fills them and never formats them.
 //
-// Verdicts (NOTES.md §5.3 severity mapping):
+// Verdicts (decisions D-S3 severity mapping):
 //   pass  every expectation met (a MAY-level mismatch is only a note);
 //   warn  a SHOULD-level expectation missed, or the target chose a registered
-//         code outside the accept-set (NOTES.md §5.1); not a failure;
+//         code outside the accept-set (decisions D-S1); not a failure;
 //   fail  a MUST / MUST NOT expectation missed;
 //   skip  not applicable: the target lacks a capability the case needs, or
 //         the case is not in the selected profile;
@@ -34,7 +34,7 @@ enum class Verdict : uint8_t { kPass, kWarn, kFail, kSkip, kError };
 std::string_view VerdictName(Verdict v);  // "pass", "warn", "fail", "skip", "error"
 std::optional<Verdict> ParseVerdict(std::string_view name);
 
-// The verdict a missed expectation of `level` earns (NOTES.md §5.3):
+// The verdict a missed expectation of `level` earns (decisions D-S3):
 // MUST / MUST_NOT (and an unspecified level) -> kFail, SHOULD / SHOULD_NOT ->
 // kWarn, MAY -> kPass (reported as a note only).
 Verdict VerdictForMiss(proto::Level level);
@@ -88,7 +88,7 @@ struct AcceptChoice {
   bool preferred = false;  // the case's preferred member (else an accepted alternative
                            // or, for a warn, a registered code outside the set)
   bool in_set = true;    // false: outside the accept-set (graded by the case)
-  std::string note;      // the member's note from the case file ("siw", "NOTES A.3")
+  std::string note;      // the member's note from the case file ("siw", "decisions D-A3")
   bool tolerated = false;  // in the set, but the RFC names the preferred member: a warning
 };
 

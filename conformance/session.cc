@@ -480,7 +480,7 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
 
 bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
                                std::string& error) {
-  // NOTES.md G.14: the EMSS in use on this connection, else the default.
+  // decisions D-G14: the EMSS in use on this connection, else the default.
   const std::size_t emss = conn_->EffectiveMss().value_or(options_.emss);
   BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(emss, conn_->markers_to_target()), &send_state_,
                    wire::Mulpdu(emss, conn_->markers_from_target())};

@@ -1,6 +1,6 @@
 // The Terminate expectation (matchers.h): accept-set grading of the
-// Layer/EType/Error Code (NOTES.md §5.1), the M/D/R header-control bits,
-// the DDP Segment Length accept-set (NOTES.md E) and the echoed headers
+// Layer/EType/Error Code (decisions D-S1), the M/D/R header-control bits,
+// the DDP Segment Length accept-set (decisions D-E) and the echoed headers
 // compared field by field with what the suite sent.
 #include <algorithm>
 #include <variant>
@@ -78,7 +78,7 @@ std::string PreferredText(const proto::TerminateMatcher& m) {
 }
 
 // REQ R5040-4.8-03: the code must be one RFC 6580 registers; which one is
-// the case's accept-set (NOTES.md §5.1).
+// the case's accept-set (decisions D-S1).
 void GradeCode(const proto::TerminateMatcher& m, const wire::TerminateCode& code, const MatchContext& ctx,
                Grader& g) {
   std::string expected = "Layer/EType/Error Code one of:";
@@ -121,7 +121,7 @@ void GradeBit(const char* name, const proto::HeaderBit& want, bool actual, Grade
 }
 
 // REQ R5040-4.8-11: the DDP Segment Length of the offending segment
-// (NOTES.md E: ULPDU_Length preferred, the payload length with a warning).
+// (decisions D-E: ULPDU_Length preferred, the payload length with a warning).
 void GradeSegmentLength(const proto::TerminateMatcher& m, const wire::TerminateHeader& t,
                         const MatchContext& ctx, Grader& g) {
   if (m.ddp_segment_length().empty()) return;

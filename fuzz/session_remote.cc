@@ -143,7 +143,18 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
 
   if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);
   std::size_t step = 1;
+  const auto session_end = Clock::now() + options.session_time;
   for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
+    if (options.run_deadline && Clock::now() >= *options.run_deadline) {
+      t->Abort();
+      result.cut = true;
+      return result;
+    }
+    if (options.session_time.count() > 0 && Clock::now() >= session_end) {
+      t->Abort();
+      findings.push_back({"resource", step, "session ran over " + std::to_string(options.session_time.count()) + " ms"});
+      return result;
+    }
     checker.Sent(w.octets);
     if (!link.Write(w.octets)) break;
     const Bytes out = link.Drain(options.settle, options.answer_timeout);

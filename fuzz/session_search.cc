@@ -21,6 +21,7 @@ SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options)
   SessionMutator m(options.seed, SeededByteMutator(options.seed));
   for (int i = 0; i < options.budget; ++i) {
     if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) break;
+    if (options.stop && options.stop->load() > 0) break;
     proto::FuzzSession s;
     if (m.Below(10) == 0) {
       m.CrossOver(pool[m.Below(pool.size())], pool[m.Below(pool.size())], s);

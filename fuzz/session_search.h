@@ -6,6 +6,7 @@
 // budget must find each fault) and by `rdmapct fuzz --target`.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,7 @@ struct SearchOptions {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::size_t pool = 512;                         // mutants kept
   std::optional<wire::Profile> only_profile;      // seeds of one profile only
+  const std::atomic<int>* stop = nullptr;        // set (SIGINT): no further session
 };
 
 using SessionRun = std::function<OracleResult(const proto::FuzzSession&)>;
@@ -33,7 +35,7 @@ struct SearchResult {
   proto::FuzzSession session;     // that session
 };
 
-// Stops at the first session with findings, at the budget or the deadline.
+// Stops at the first session with findings, at the budget, the deadline or `stop`.
 SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options);
 
 }  // namespace rdmapct::fuzz

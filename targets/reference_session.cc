@@ -145,7 +145,7 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
     Close(CloseReason::kRevisionRejected);
     return false;
   }
-  // enhanced_data is decoded only for Rev >= 2 with S = 1 (NOTES H.3): a
+  // enhanced_data is decoded only for Rev >= 2 with S = 1 (decisions D-H3): a
   // Rev 1 Request with S = 1 is an RFC 5044 Request whose Private Data
   // happens to start with 4 more octets.
   const bool enhanced = request.enhanced_data.has_value();
@@ -209,7 +209,7 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
 }
 
 // A target without CRCs cannot accept C = 1: it rejects (R = 1) and closes
-// (the RFC 5044 §7.1.4.2 reading of a reject, NOTES G.5).
+// (the RFC 5044 §7.1.4.2 reading of a reject, decisions D-G5).
 bool ReferenceTargetSession::RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out) {
   wire::MpaStartupFrame reject;
   reject.is_reply = true;
@@ -378,7 +378,7 @@ void ReferenceTargetSession::SendPendingResponses(wire::Bytes& out) {
 
 // REQ R5044-7.1.2-R04
 // The first FPDU from the suite (valid or not: it proves the suite is in
-// Full Operation, NOTES G.4) releases the target's side.
+// Full Operation, decisions D-G4) releases the target's side.
 void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
   ++fpdus_in_;
   reactions_.Clear();
@@ -475,7 +475,7 @@ void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
     if (config_.report_solicited) solicited = e.solicited_event;
     wire::EventRecord rec;
     if (e.kind == model::UlpEventKind::kSendReceived) {
-      // A zero-length Send RTR (RFC 6581, NOTES H.6) is hidden from the ULP.
+      // A zero-length Send RTR (RFC 6581, decisions D-H6) is hidden from the ULP.
       if (send_rtr_offered_ && !config_.report_send_rtr && e.opcode == Opcode::kSend &&
           e.msn == 1 && e.length == 0) {
         continue;

@@ -49,7 +49,7 @@ int ConnectOne(const addrinfo* ai, Clock::time_point deadline, bool& reset, std:
   // Announce an Ethernet MSS, so a target on loopback or a jumbo-frame link
   // segments as on a 1500-octet MTU and the MULPDU cases stay within their
   // regions; the cases compute the MULPDU from the MSS actually in use
-  // (TcpTransport::EffectiveMss, NOTES.md G.14). Best effort.
+  // (TcpTransport::EffectiveMss, decisions D-G14). Best effort.
   const int announced_mss = kAnnouncedMss;
   setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &announced_mss, sizeof announced_mss);
   int err = 0;

@@ -216,7 +216,7 @@ void TcpServer::AcceptAll() {
     c->fd = fd;
     c->peer = peer;
     c->session = target_->Accept();
-    // NOTES G.14: the MULPDU follows the MSS of this connection.
+    // decisions D-G14: the MULPDU follows the MSS of this connection.
     int mss = 0;
     socklen_t mss_len = sizeof mss;
     if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0) {

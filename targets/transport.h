@@ -52,7 +52,7 @@ class Transport {
   virtual std::string peer() const = 0;
 
   // The TCP payload octets one segment carries on this connection, TCP
-  // options (timestamps) excluded: RFC 5044's EMSS as NOTES.md G.14 reads
+  // options (timestamps) excluded: RFC 5044's EMSS as decisions D-G14 reads
   // it (1448 on Ethernet or loopback with timestamps, not 1460). nullopt
   // where there is no TCP (in-process): the suite then assumes its default.
   virtual std::optional<std::size_t> EffectiveMss() const { return std::nullopt; }

@@ -1,5 +1,6 @@
 #include "conformance/case_loader.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -192,6 +193,23 @@ TEST(CaseLoaderTest, ExpandsASweepIntoOneCasePerValue) {
       "step { pause { ms: 1 } } sweep { parameter: \"p\" value { value: \"1\" patch { step: 3 } } } }",
       "b.textproto", "rfc5040", "7.2");
   EXPECT_TRUE(Has(bad.errors, "sweep value 1 patches step 3 of 1")) << (bad.errors.empty() ? "" : bad.errors.front());
+}
+
+// Issue 18: --cases-dir /tmp walked all of /tmp and listed every stray file.
+TEST(CaseLoaderTest, ADirectoryThatIsNoCaseTreeIsOneErrorAndIsNotWalked) {
+  const fs::path dir = fs::temp_directory_path() / ("rdmapct-not-cases-" + std::to_string(getpid()));
+  for (int i = 0; i < 30; ++i) {
+    fs::create_directories(dir / "a" / std::to_string(i));
+    std::ofstream(dir / "a" / std::to_string(i) / "deep.textproto") << kTwoCases;
+  }
+  std::ofstream(dir / "top.textproto") << kTwoCases;
+  fs::create_directories(dir / "somebody-elses");
+  std::ofstream(dir / "somebody-elses" / "t1.textproto") << kTwoCases;
+  CaseLoad load = LoadCaseFiles(dir);
+  EXPECT_TRUE(load.cases.empty());
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_THAT(load.errors[0], testing::StartsWith(dir.string() + ": not a case tree"));
+  fs::remove_all(dir);
 }
 
 TEST(CaseLoaderTest, TheDefaultCasesLoadCleanly) {

@@ -13,7 +13,7 @@ TEST(ResultTest, VerdictNamesRoundTrip) {
   EXPECT_FALSE(ParseVerdict("PASS").has_value());
 }
 
-// NOTES.md §5.3: MUST family fails, SHOULD family warns, MAY only informs.
+// decisions D-S3: MUST family fails, SHOULD family warns, MAY only informs.
 TEST(ResultTest, SeverityMapping) {
   EXPECT_EQ(VerdictForMiss(proto::MUST), Verdict::kFail);
   EXPECT_EQ(VerdictForMiss(proto::MUST_NOT), Verdict::kFail);

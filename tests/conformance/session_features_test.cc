@@ -2,7 +2,7 @@
 // as a small case run against the in-process reference target: RFC 6581
 // setup with every RTR type, Markers in both directions, events with their
 // delivered data, Read Responses of a multi-segment read, frame matchers,
-// any_of (NOTES.md G.10), Keep Memory across connections, TCP write splits.
+// any_of (decisions D-G10), Keep Memory across connections, TCP write splits.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -70,7 +70,7 @@ TEST(SessionFeaturesTest, ReadAndWriteRtrAreAbsorbed) {
   }
 }
 
-// NOTES.md G.10: a bad CRC earns a Terminate 0x2/0x0/0x02 or a silent drop.
+// decisions D-G10: a bad CRC earns a Terminate 0x2/0x0/0x02 or a silent drop.
 TEST(SessionFeaturesTest, AnyOfTakesTheFirstMatchingAlternative) {
   const CaseRun run = RunInline(R"pb(
     step { send { message { type: SEND payload { text: "x" } } framing { corrupt_crc: true } } }
