@@ -125,7 +125,7 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
         types += (types.empty() ? "" : ", ") + std::string(CommandTypeName(static_cast<CommandType>(t)));
       }
     }
-    b.Add(Num("Supported Commands", c.supported, Hex(c.supported, 8) + " (" + types + ")", entry, 4));
+    b.Add(Num("Supported Commands", c.supported, HexValue(c.supported, 8) + " (" + types + ")", entry, 4));
     b.Add(Num("Failed Command Id", c.failed_command_id, std::to_string(c.failed_command_id), entry + 4, 4));
     b.Add(Num("Commands Completed", c.completed, std::to_string(c.completed), entry + 8, 2));
     b.Add(Num("Commands Failed", c.failed, std::to_string(c.failed), entry + 10, 2));
