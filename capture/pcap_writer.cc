@@ -191,12 +191,13 @@ wire::Bytes ConnectionBuilder::Frame(Sender from, const Segment& seg, uint32_t s
   wire::Bytes f;
   f.reserve(kEthernetHeaderSize + kIpv4HeaderSize + tcp_size);
   wire::ByteWriter w(f);
-  w.PutBytes(client ? kServerMac : kClientMac);  // destination
-  w.PutBytes(client ? kClientMac : kServerMac);  // source
-  w.Put16(0x0800);                               // EtherType IPv4
+  const bool at_client_address = client != conn_.hosts_swapped;
+  w.PutBytes(at_client_address ? kServerMac : kClientMac);  // destination
+  w.PutBytes(at_client_address ? kClientMac : kServerMac);  // source
+  w.Put16(0x0800);                                          // EtherType IPv4
 
-  const std::array<uint8_t, 4>& src = client ? options_.client_address : options_.server_address;
-  const std::array<uint8_t, 4>& dst = client ? options_.server_address : options_.client_address;
+  const std::array<uint8_t, 4>& src = at_client_address ? options_.client_address : options_.server_address;
+  const std::array<uint8_t, 4>& dst = at_client_address ? options_.server_address : options_.client_address;
   const std::size_t ip_at = f.size();
   w.Put8(0x45);  // version 4, IHL 5 (no options)
   w.Put8(0);     // DSCP / ECN

@@ -58,6 +58,10 @@ struct TcpConnection {
   uint16_t client_port = 0;  // 0: PcapWriterOptions::first_client_port + index in the capture
   uint32_t client_isn = 0x2c6d4000;
   uint32_t server_isn = 0x7e1f8000;
+  // The client sits at server_address and the server at client_address: a
+  // connection the target opened to the listening suite keeps the suite at
+  // client_address and the target at server_address.
+  bool hosts_swapped = false;
   std::vector<TcpEvent> events;  // in the order they happened
 };
 

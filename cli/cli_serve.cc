@@ -8,6 +8,8 @@
 #include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "targets/in_process.h"
+#include "targets/tcp.h"
+#include "targets/tcp_initiator.h"
 
 namespace rdmapct::cli {
 namespace {
@@ -17,8 +19,11 @@ constexpr const char* kPrefix = "rdmapct serve: ";
 // The server a SIGINT/SIGTERM stops. TcpServer::Stop() is one write() to
 // its self-pipe, which is async-signal-safe.
 std::atomic<targets::TcpServer*> g_server{nullptr};
+// serve --connect polls this flag (a lock-free atomic store is async-signal-safe).
+std::atomic<bool> g_stop_initiator{false};
 
 extern "C" void OnStopSignal(int) {
+  g_stop_initiator.store(true);
   if (targets::TcpServer* s = g_server.load()) s->Stop();
 }
 
@@ -26,8 +31,9 @@ extern "C" void OnStopSignal(int) {
 // the previous ones after.
 class StopSignals {
  public:
-  explicit StopSignals(targets::TcpServer& server) {
-    g_server.store(&server);
+  explicit StopSignals(targets::TcpServer* server) {
+    g_server.store(server);
+    g_stop_initiator.store(false);
     struct sigaction sa{};
     sa.sa_handler = OnStopSignal;
     sigemptyset(&sa.sa_mask);
@@ -75,11 +81,58 @@ bool MakeServeConfig(const ServeCommand& cmd, targets::ReferenceTargetConfig& co
   config.mpa.crc = cmd.crc == CrcPolicy::kOn;
   config.mpa.crc_supported = cmd.crc != CrcPolicy::kOff;
   config.mpa.request_markers = cmd.markers;
+  // As MPA Initiator (--connect): C and M of its default Request.
+  config.initiator.crc = cmd.crc == CrcPolicy::kOn;
+  config.initiator.markers = cmd.markers;
   if (std::string e = targets::ValidateReferenceTargetConfig(config); !e.empty()) {
     error = "reference target: " + e;
     return false;
   }
   return true;
+}
+
+// serve --connect: the reference target as MPA Initiator (convention §10).
+int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& config, std::FILE* out,
+               std::FILE* err) {
+  targets::TcpInitiatorOptions options;
+  options.connect = cmd.connect;
+  options.max_connections = cmd.connections;
+  options.idle_timeout = std::chrono::seconds(cmd.idle_timeout_s);
+  std::string host, port, error;
+  if (!targets::SplitHostPort(cmd.connect, host, port, error)) {
+    std::fprintf(err, "%s--connect %s: %s\n", kPrefix, cmd.connect.c_str(), error.c_str());
+    return kExitUsage;
+  }
+  targets::InitiatorLogFn log;
+  if (!cmd.quiet) {
+    log = [err](const std::string& line) {
+      std::fprintf(err, "%s\n", line.c_str());
+      std::fflush(err);
+    };
+  }
+  // Over TCP a connection may wait in the suite's backlog while other cases
+  // run; the suite takes the next one when this one has given up.
+  targets::ReferenceTargetConfig tcp_config = config;
+  tcp_config.initiator.reply_timeout = std::chrono::seconds(5);
+  targets::ReferenceTarget target(tcp_config);
+  targets::TcpInitiatorStats stats;
+  std::fprintf(out, "%sconnecting to %s as MPA Initiator (%s)\n", kPrefix, cmd.connect.c_str(),
+               targets::DescribeReferenceConfig(config).c_str());
+  std::fflush(out);
+  bool ok;
+  {
+    StopSignals signals(nullptr);
+    ok = targets::RunTcpInitiator(target, options, g_stop_initiator, log, stats, error);
+  }
+  if (!ok) {
+    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    return kExitUsage;
+  }
+  std::fprintf(err, "%sstopped: %llu connection(s), %llu octets in, %llu out\n", kPrefix,
+               static_cast<unsigned long long>(stats.connections), static_cast<unsigned long long>(stats.octets_in),
+               static_cast<unsigned long long>(stats.octets_out));
+  // A suite that never accepted is an unreachable address.
+  return stats.connections == 0 && !g_stop_initiator.load() ? kExitUsage : kExitOk;
 }
 
 int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
@@ -89,6 +142,7 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
     PrintError(err, "serve", error);
     return kExitUsage;
   }
+  if (!cmd.connect.empty()) return RunConnect(cmd, config, out, err);
   targets::TcpServerOptions options;
   options.listen = cmd.listen;
   options.max_connections = static_cast<std::size_t>(cmd.max_connections);
@@ -108,7 +162,7 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
     return kExitUsage;
   }
   {
-    StopSignals signals(*server);
+    StopSignals signals(server.get());
     std::fprintf(out, "%slistening on %s (%s, mpa-rev %d, crc %s, markers %s)\n", kPrefix,
                  server->address().c_str(), targets::DescribeReferenceConfig(config).c_str(),
                  cmd.mpa_rev, CrcPolicyName(cmd.crc), cmd.markers ? "on" : "off");

@@ -31,6 +31,11 @@ enum class CrcPolicy : uint8_t {
 
 struct ServeCommand {
   std::string listen;                           // --listen HOST:PORT (port 0: any free port)
+  // --connect HOST:PORT: the target is the MPA Initiator instead and
+  // connects to a listening suite, again after every connection
+  // (docs/target-convention.md §10).
+  std::string connect;
+  uint64_t connections = 0;                     // --connections N: stop after N (0: no limit)
   wire::Profile profile = wire::Profile::kRfc5040;
   std::vector<std::string> faults;              // --fault NAME (repeatable, or comma-separated)
   int mpa_rev = 2;                              // --mpa-rev: highest MPA Rev accepted (1: no RFC 6581)

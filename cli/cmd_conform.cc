@@ -21,6 +21,13 @@ constexpr const char* kConformHelp =
     "tcp://HOST:PORT. --fault NAME runs the reference target with a fault switch\n"
     "(rdmapct --list-faults); the suite must then fail the cases that cite it.\n"
     "\n"
+    "The target as MPA Initiator (docs/target-convention.md section 10): cases with a\n"
+    "`listen` step (tag initiator) wait for the target to connect to the suite, once\n"
+    "per case. --listen HOST:PORT makes the suite listen there, next to --target, so\n"
+    "one run certifies both roles (e.g. --target tcp://T:4791 --listen 0.0.0.0:4792,\n"
+    "with the target started as `rdmapct serve --connect SUITE:4792`). The in-process\n"
+    "reference connects by itself; without either, those cases are skipped.\n"
+    "\n"
     "Profile: rfc5040 (default: the base protocol every iWARP target implements),\n"
     "rfc7306 or commit. The profiles are not cumulative (the COMMIT opcode width\n"
     "changes the RDMAP Control Field), so a target is judged under the one profile it\n"
@@ -74,6 +81,7 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   auto st = std::make_shared<State>();
   ConformCommand& c = st->cmd;
   sub->add_option("--target", c.target, "reference[?options] | plugin:PATH[?config] | tcp://HOST:PORT (default reference)");
+  sub->add_option("--listen", c.listen, "HOST:PORT where the target connects as MPA Initiator (listen-step cases)");
   sub->add_option("--profile", st->profile, "rfc5040 (default), rfc7306 or commit")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--case", c.filter.ids, "case id or glob (repeatable)")->allow_extra_args(false);

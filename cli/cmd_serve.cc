@@ -28,6 +28,14 @@ constexpr const char* kServeHelp =
     "connection: 1 MiB of unsent output (reading stops until the peer reads), reset\n"
     "after --idle-timeout seconds without progress or 10 s after the target's FIN.\n"
     "\n"
+    "--connect HOST:PORT instead: the reference target is the MPA Initiator and\n"
+    "connects to a suite listening there (rdmapct conform --listen HOST:PORT), one\n"
+    "connection at a time, again as soon as each has ended; its Request carries the\n"
+    "Advertisement, and a rejecting Reply with a Connect Directive sets the options\n"
+    "of its next Request (docs/target-convention.md section 10). It stops after\n"
+    "--connections N, or when the suite refused it for 10 s (exit 2 if it never\n"
+    "connected).\n"
+    "\n"
     "Stop with SIGINT or SIGTERM. Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad\n"
     "flags or an address that cannot be bound.\n"
     "\n"
@@ -36,7 +44,7 @@ constexpr const char* kServeHelp =
 }  // namespace
 
 void RegisterServe(CLI::App& app, std::function<int()>& run) {
-  CLI::App* sub = app.add_subcommand("serve", "Serve the reference target over TCP (MPA Responder)");
+  CLI::App* sub = app.add_subcommand("serve", "Serve the reference target over TCP (MPA Responder, or Initiator with --connect)");
   sub->footer(kServeHelp);
   struct State {
     ServeCommand cmd;
@@ -44,8 +52,13 @@ void RegisterServe(CLI::App& app, std::function<int()>& run) {
   };
   auto st = std::make_shared<State>();
   ServeCommand& c = st->cmd;
-  sub->add_option("--listen", c.listen, "HOST:PORT or [IPv6]:PORT to listen on (port 0: any free port)")
-      ->required();
+  CLI::Option* listen =
+      sub->add_option("--listen", c.listen, "HOST:PORT or [IPv6]:PORT to listen on (port 0: any free port)");
+  CLI::Option* connect =
+      sub->add_option("--connect", c.connect, "HOST:PORT of a listening suite: be the MPA Initiator instead");
+  listen->excludes(connect);
+  sub->add_option("--connections", c.connections, "with --connect: stop after this many connections (default: no limit)")
+      ->check(CLI::Range(0, 1'000'000'000));
   sub->add_option("--profile", st->profile, "rfc5040 (default), rfc7306 or commit")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--fault", c.faults, "fault switch (repeatable; rdmapct --list-faults)")
@@ -63,6 +76,7 @@ void RegisterServe(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("--quiet", c.quiet, "no per-connection or per-Terminate log lines");
   sub->callback([st, &run] {
     ServeCommand& cmd = st->cmd;
+    if (cmd.listen.empty() && cmd.connect.empty()) throw CLI::RequiredError("--listen or --connect");
     cmd.profile = *wire::ParseProfile(st->profile);
     cmd.crc = st->crc == "on" ? CrcPolicy::kOn : st->crc == "optional" ? CrcPolicy::kOptional : CrcPolicy::kOff;
     cmd.markers = st->markers == "on";

@@ -11,6 +11,7 @@
 #include "conformance/report_junit.h"
 #include "conformance/report_pcap.h"
 #include "targets/target_uri.h"
+#include "targets/tcp_listen.h"
 
 namespace rdmapct::conformance {
 namespace {
@@ -89,7 +90,11 @@ std::unique_ptr<targets::TargetConnector> MakeTarget(const CertifyOptions& o, st
   }
   auto connector = targets::MakeConnector(o.target, opts, error);
   if (!connector) error = "target " + o.target + ": " + error;
-  return connector;
+  if (!connector || o.listen.empty()) return connector;
+  // --listen: the target also connects to the suite (convention §10).
+  auto listener = targets::TcpListenConnector::Create(o.listen, targets::TcpOptions{}, error);
+  if (!listener) return nullptr;
+  return std::make_unique<targets::ListeningConnector>(std::move(connector), std::move(listener));
 }
 
 // What a reproduce command must repeat besides target, profile and case.
@@ -102,6 +107,7 @@ std::vector<std::string> ReproduceArgs(const CertifyOptions& o) {
   if (o.pause_after_reply_ms > 0) {
     args.insert(args.end(), {"--pause-after-reply", std::to_string(o.pause_after_reply_ms)});
   }
+  if (!o.listen.empty()) args.insert(args.end(), {"--listen", o.listen});
   for (const std::string& q : o.quirks) args.insert(args.end(), {"--quirk", q});
   return args;
 }

@@ -28,6 +28,9 @@ namespace rdmapct::conformance {
 
 struct CertifyOptions {
   std::string target = "reference";            // --target URI (targets/target_uri.h)
+  // --listen HOST:PORT: the suite also listens there, and cases where the
+  // target is the MPA Initiator accept its connection (convention §10).
+  std::string listen;
   wire::Profile profile = wire::Profile::kRfc5040;
   CaseFilter filter;                           // --case, --section, --doc, --level, --tag
   std::vector<std::string> faults;             // --fault NAME (reference target only)

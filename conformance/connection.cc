@@ -110,7 +110,7 @@ std::size_t Recorder::AddSegment(uint32_t connection, Direction d, uint64_t offs
 }
 
 std::size_t Recorder::AddStartupFrame(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
-                                      const std::optional<wire::MpaStartupFrame>& frame) {
+                                      const std::optional<wire::MpaStartupFrame>& frame, bool responder_role) {
   FrameRecord r;
   r.connection = connection;
   r.direction = d;
@@ -122,7 +122,9 @@ std::size_t Recorder::AddStartupFrame(uint32_t connection, Direction d, uint64_t
     wire::DecodedStartupFrame f{1, offset, raw, *frame};
     r.detail = wire::RenderText(wire::DescribeStartupFrame(f));
   } else {
-    r.summary = std::string(d == Direction::kToTarget ? "MPA Request" : "MPA Reply") + " octets that do not decode";
+    // On a listen connection the suite sends the Reply and the target the Request.
+    const bool reply = (d == Direction::kToTarget) == responder_role;
+    r.summary = std::string(reply ? "MPA Reply" : "MPA Request") + " octets that do not decode";
   }
   return Add(std::move(r));
 }
@@ -189,6 +191,52 @@ HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point
   }
   out.link = link_;
   return out;
+}
+
+RequestOutcome Connection::ReadRequest(Clock::time_point deadline) {
+  RequestOutcome out;
+  wire::Bytes buf;
+  const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest, wire::kMpaMaxPrivateDataLength};
+  while (true) {
+    const std::size_t need = wire::MpaStartupFrameLength(buf);
+    if (buf.size() >= need) break;
+    if (!buf.empty()) {
+      auto early = wire::DecodeMpaStartupFrame(buf, options);
+      if (!early.ok() && early.error().kind != wire::DecodeErrorKind::kTruncated) break;
+    }
+    const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
+    if (st == targets::IoStatus::kOk) continue;
+    if (st == targets::IoStatus::kTimeout) out.timed_out = true;
+    else EndLink(st == targets::IoStatus::kClosed ? LinkState::kFin
+                 : st == targets::IoStatus::kReset ? LinkState::kReset : LinkState::kError,
+                 transport_->last_error());
+    break;
+  }
+  responder_role_ = true;
+  // The target's stream starts with its Request; its FPDUs follow.
+  reply_octets_ = buf.size();
+  received_ = buf.size();
+  auto request = wire::DecodeMpaStartupFrame(buf, options);
+  if (request.ok()) {
+    out.request = *request;
+    out.advertisement = wire::HasAdvertisementMagic(request->private_data);
+  } else if (!buf.empty() && (request.error().kind != wire::DecodeErrorKind::kTruncated || !out.timed_out)) {
+    out.error = request.error().Describe();
+  }
+  if (!buf.empty()) {
+    out.record = recorder_.AddStartupFrame(index_, Direction::kFromTarget, 0, buf,
+                                           request.ok() ? std::optional(*request) : std::nullopt, true);
+  }
+  out.link = link_;
+  return out;
+}
+
+wire::Bytes Connection::RecordReply(wire::ByteSpan reply) {
+  auto decoded = wire::DecodeMpaStartupFrame(reply, {.expect = wire::MpaFrameKind::kEither});
+  recorder_.AddStartupFrame(index_, Direction::kToTarget, tx_offset_, reply,
+                            decoded.ok() ? std::optional(*decoded) : std::nullopt, true);
+  tx_offset_ += reply.size();
+  return wire::Bytes(reply.begin(), reply.end());
 }
 
 void Connection::StartFullOperation(bool crc, bool markers_from_target, bool markers_to_target) {

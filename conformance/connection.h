@@ -49,7 +49,7 @@ class Recorder {
   std::size_t AddSegment(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
                          wire::ByteSpan ulpdu, bool event_record, std::string summary = {});
   std::size_t AddStartupFrame(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
-                              const std::optional<wire::MpaStartupFrame>& frame);
+                              const std::optional<wire::MpaStartupFrame>& frame, bool responder_role = false);
   wire::Profile profile() const { return profile_; }
 
  private:
@@ -69,6 +69,14 @@ class Connection {
   // `write_size` > 0 writes the Request in pieces of that many octets and
   // counts what the target sends before the last one (early_octets).
   HandshakeOutcome Handshake(wire::ByteSpan request, Clock::time_point deadline, std::size_t write_size = 0);
+
+  // The suite as MPA Responder (the target connected to it, convention §10):
+  // reads exactly the target's Request (20 octets, then PD_Length more; a
+  // PD_Length above 512 or a wrong Key stops after the header).
+  RequestOutcome ReadRequest(Clock::time_point deadline);
+  // Records the suite's Reply (as decoded, or raw) and returns its octets;
+  // the caller writes them (Write), alone or with what follows.
+  wire::Bytes RecordReply(wire::ByteSpan reply);
 
   // Full Operation framing: CRC as negotiated, Markers in what the target
   // sends iff the Request had M=1, in what the suite sends as chosen.
@@ -114,6 +122,8 @@ class Connection {
 
   LinkState link() const { return link_; }
   uint32_t index() const { return index_; }
+  // Frames and Event Sends received so far on this connection.
+  std::size_t received_frames() const { return frames_.size() + events_.size(); }
 
   // The convention's RTR echoes to drop (docs/target-convention.md §2.2): the
   // Event Record of a zero-length Send RTR, the Read Response of a Read RTR.
@@ -133,6 +143,7 @@ class Connection {
   SessionLimits limits_;
   wire::Profile profile_;
   bool undo_terminate_bitfield_order_ = false;
+  bool responder_role_ = false;  // ReadRequest: the suite is the MPA Responder
 
   // suite -> target
   uint64_t tx_offset_ = 0;

@@ -174,4 +174,17 @@ struct HandshakeOutcome {
 MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutcome& h,
                            const wire::MpaStartupFrame& request, const MatchContext& ctx);
 
+// The target's MPA Request when it is the Initiator (a `listen` step).
+struct RequestOutcome {
+  std::optional<wire::MpaStartupFrame> request;
+  std::string error;            // the Request arrived but did not decode
+  LinkState link = LinkState::kOpen;  // how the target ended it when there is no Request
+  bool timed_out = false;       // neither Request nor close before the deadline
+  bool advertisement = false;   // the Request carried an Advertisement (RPCA)
+  std::optional<std::size_t> record;
+};
+
+// conformance/request_matcher.cc
+MatchOutcome MatchMpaRequest(const proto::MpaRequestMatcher& m, const RequestOutcome& r, const MatchContext& ctx);
+
 }  // namespace rdmapct::conformance

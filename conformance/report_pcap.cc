@@ -23,8 +23,15 @@ class ConnectionEvents {
 
   void Add(const FrameRecord& r) {
     if (reset_) return;  // nothing leaves a reset connection
+    // The side whose octets come first opened the connection: the suite's
+    // Request, or the target's when the target is the MPA Initiator (a
+    // listen step, convention §10), which makes the target the TCP client.
+    if (!started_) {
+      started_ = true;
+      conn_.hosts_swapped = target_is_client_ = r.direction == Direction::kFromTarget;
+    }
     const int d = r.direction == Direction::kToTarget ? 0 : 1;
-    const Sender sender = d == 0 ? Sender::kClient : Sender::kServer;
+    const Sender sender = (d == 0) != target_is_client_ ? Sender::kClient : Sender::kServer;
     if (r.kind == FrameKind::kRst) {  // allowed after a FIN too (an abort after a close)
       conn_.events.push_back(TcpEvent{sender, TcpEventKind::kRst, r.at, {}, 0});
       reset_ = true;
@@ -64,6 +71,8 @@ class ConnectionEvents {
   uint64_t next_[2] = {0, 0};
   bool fin_[2] = {false, false};
   bool reset_ = false;
+  bool started_ = false;
+  bool target_is_client_ = false;
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 // Per connection of a case, the records' raw octets in order are each
 // direction's TCP stream (result.h). The suite is the client 10.0.0.1
 // (ports 49152, 49153, ... for connections 0, 1, ...), the target the
-// server 10.0.0.2:5040. Where a direction's stream_offset jumps past what
+// server 10.0.0.2:5040; on a connection the target opened to the listening
+// suite (convention §10) the target is the client, 10.0.0.2 with the port,
+// and the suite the server, 10.0.0.1:5040. Where a direction's stream_offset jumps past what
 // was recorded (the recording bound truncated a frame), the capture skips
 // the same sequence numbers, so Wireshark reports the octets as not
 // captured instead of splicing streams together. Records a TCP could not

@@ -20,6 +20,11 @@ class SerializedConnector : public targets::TargetConnector {
     return inner_.Connect(timeout, error);
   }
   std::string Describe() const override { return inner_.Describe(); }
+  bool CanAccept() const override { return inner_.CanAccept(); }
+  std::unique_ptr<targets::Transport> Accept(std::chrono::milliseconds timeout, std::string& error) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inner_.Accept(timeout, error);
+  }
 
  private:
   targets::TargetConnector& inner_;
@@ -66,6 +71,12 @@ class StoppableConnector : public targets::TargetConnector {
     return std::make_unique<StoppableTransport>(std::move(t), stop_);
   }
   std::string Describe() const override { return inner_.Describe(); }
+  bool CanAccept() const override { return inner_.CanAccept(); }
+  std::unique_ptr<targets::Transport> Accept(std::chrono::milliseconds timeout, std::string& error) override {
+    std::unique_ptr<targets::Transport> t = inner_.Accept(timeout, error);
+    if (!t) return t;
+    return std::make_unique<StoppableTransport>(std::move(t), stop_);
+  }
 
  private:
   targets::TargetConnector& inner_;
@@ -198,11 +209,12 @@ class Pool {
 
 bool NeedsExclusiveTarget(const proto::Case& c) {
   if (c.needs().keep_memory() || c.needs().previous_outcome()) return true;
-  return std::any_of(c.step().begin(), c.step().end(),
-                     [](const proto::Step& s) {
-                       return (s.has_connect() && s.connect().keep_memory()) ||
-                              (s.has_expect() && s.expect().has_previous_commands());
-                     });
+  // The target's next connection to the suite is the case's own, and a
+  // Connect Directive shapes only that one (convention §10).
+  return std::any_of(c.step().begin(), c.step().end(), [](const proto::Step& s) {
+    return (s.has_connect() && s.connect().keep_memory()) || s.has_listen() ||
+           (s.has_expect() && s.expect().has_previous_commands());
+  });
 }
 
 RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions& options,

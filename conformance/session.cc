@@ -162,7 +162,7 @@ CaseRun CaseSession::Run() {
   }
   std::vector<std::pair<const proto::Step*, int>> steps;
   proto::Step implicit;
-  if (p.step().empty() || !p.step(0).has_connect()) {
+  if (p.step().empty() || (!p.step(0).has_connect() && !p.step(0).has_listen())) {
     implicit.mutable_connect();
     steps.push_back({&implicit, -1});
   }
@@ -200,6 +200,8 @@ StepResult CaseSession::Execute(const proto::Step& step, int index) {
     case proto::Step::kSend: sr = DoSend(step.send(), index); break;
     case proto::Step::kExpect: sr = DoExpect(step.expect(), index); break;
     case proto::Step::kPause: sr = DoPause(step.pause(), index); break;
+    case proto::Step::kListen: sr = DoListen(step.listen(), index); break;
+    case proto::Step::kReply: sr = DoReply(step.reply(), index); break;
     case proto::Step::kTarget: sr = DoTarget(step.target(), index); break;
     case proto::Step::kClose:
       sr.action = "close";
@@ -250,6 +252,7 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   if (options_.undo_terminate_bitfield_order) conn_->UndoTerminateBitfieldOrder();
   handshake_ = conn_->Handshake(req->octets, Deadline(options_.reply_timeout), c.request_write_size());
   request_ = req;
+  reply_pending_ = false;
   send_state_ = SendState{};
   reads_.clear();
   ResetPeer();

@@ -19,6 +19,11 @@
 //            Records queue separately; memory expectations read target
 //            memory back with the suite's own RDMA Read Request.
 //   pause    waits, reading what arrives; close sends FIN or RST.
+//   listen   the target is the MPA Initiator (convention §10): accepts its
+//            connection, reads its Request (asking for the case's options
+//            with a Connect Directive when it differs), takes the
+//            Advertisement from it, sends the case's Reply (now, or in a
+//            later `reply` step) and waits for the target's first FPDU.
 // A step that fails, errors or skips ends the case; a warning does not.
 #pragma once
 
@@ -84,5 +89,10 @@ struct MpaRequest {
 // that advertises the suite's region and IRD, for cases that send commands.
 std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error,
                                           const wire::SuiteRequestExtension* extension = nullptr);
+
+// The suite's MPA Reply to the target's Request (a listen or reply step;
+// session_listen.cc); nullopt with `error` when the case's hex does not parse.
+std::optional<wire::Bytes> BuildMpaReply(const proto::Reply& r, const wire::MpaStartupFrame& request,
+                                         std::string& error);
 
 }  // namespace rdmapct::conformance

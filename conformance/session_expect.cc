@@ -21,6 +21,7 @@ std::string ExpectKind(const proto::Expect& e) {
     case proto::Expect::kReadResponses: return "expect read_responses";
     case proto::Expect::kMpaReply: return "expect mpa_reply";
     case proto::Expect::kAnyOf: return "expect any_of";
+    case proto::Expect::kMpaRequest: return "expect mpa_request";
     case proto::Expect::kCommands: return "expect commands";
     case proto::Expect::kPreviousCommands: return "expect previous_commands";
     default: return "expect";
@@ -216,6 +217,9 @@ StepResult CaseSession::DoExpect(const proto::Expect& e, int index) {
   } else if (e.has_mpa_reply()) {
     if (request_) ev.outcome = MatchMpaReply(e.mpa_reply(), handshake_, request_->frame, ctx);
     else ev.outcome = MakeOutcome(Verdict::kError, "no MPA Request was sent", "", "");
+  } else if (e.has_mpa_request()) {
+    if (conn_ && !request_) ev.outcome = MatchMpaRequest(e.mpa_request(), listen_, ctx);
+    else ev.outcome = MakeOutcome(Verdict::kError, "case error: no listen step before expect mpa_request", "", "");
   } else if (!conn_) {
     ev.outcome = MakeOutcome(Verdict::kError, "no connection", "", "");
   } else if (e.has_memory()) {

@@ -14,6 +14,7 @@
 #include "conformance/matchers.h"
 #include "conformance/message_builder.h"
 #include "conformance/session.h"
+#include "reference/wire/test_ulp_directive.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/test_ulp_commands.h"
 
@@ -105,6 +106,14 @@ class CaseSession {
   StepResult DoPause(const proto::Pause& p, int index);
   void Finish();
 
+  // session_listen.cc (the target as MPA Initiator)
+  StepResult DoListen(const proto::Listen& l, int index);
+  StepResult DoReply(const proto::Reply& r, int index);
+  bool AcceptTarget(std::chrono::milliseconds timeout, bool keep_memory, StepResult& sr);
+  void SendDirective(const wire::ConnectDirective& d, StepResult& sr);
+  void SendReply(const proto::Reply& r, StepResult& sr);
+  void AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& sr);
+
   // session_expect.cc
   StepResult DoExpect(const proto::Expect& e, int index);
   MatchContext ContextFor(const proto::Expect& e, std::string& error) const;
@@ -155,6 +164,8 @@ class CaseSession {
   std::unique_ptr<Connection> conn_;
   std::optional<MpaRequest> request_;
   HandshakeOutcome handshake_;
+  RequestOutcome listen_;       // the target's Request on a listen connection
+  bool reply_pending_ = false;  // a listen step's Request is not answered yet
   bool have_advertisement_ = false;
   wire::Advertisement adv_;
   bool needs_checked_ = false;

@@ -3,8 +3,9 @@
 // the Advertisement a target puts in its MPA Reply Private Data and the
 // Event Records it sends come from the target under test; the Suite Request
 // is what a target reads from the suite's MPA Request, with its 1.1
-// extension; a Command Record is what a target's ULP executes. All are
-// untrusted.
+// extension; a Command Record is what a target's ULP executes; the Connect
+// Directive is what a target as MPA Initiator reads from a rejecting Reply
+// (test_ulp_directive.h). All are untrusted.
 //
 // Every decoder runs on the whole input (the magics keep them apart), and,
 // when the input is an MPA Reply, on its Private Data as the suite does.
@@ -26,6 +27,7 @@
 #include "fuzz/support.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/test_ulp.h"
+#include "reference/wire/test_ulp_directive.h"
 
 namespace {
 
@@ -183,15 +185,33 @@ void CheckCommandsBlock(ByteSpan in) {
 
 }  // namespace
 
+// A 1.0 Directive re-encodes to its 16 octets; any Directive round-trips.
+void CheckConnectDirective(ByteSpan in) {
+  auto d = DecodeConnectDirective(in);
+  if (!d.ok()) {
+    CheckErrorInside(d.error(), 0, in.size());
+    return;
+  }
+  FUZZ_CHECK(in.size() >= kDirectiveLength && d->ird <= kIrdOrdMask && d->ord <= kIrdOrdMask);
+  static Bytes enc;
+  enc.clear();
+  EncodeConnectDirective(*d, enc);
+  if (d->minor_version == 0) FUZZ_CHECK(SameBytes(enc, in.first(kDirectiveLength)));
+  auto again = DecodeConnectDirective(enc);
+  FUZZ_CHECK(again.ok() && *again == *d);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteSpan in(data, size);
   CheckAdvertisement(in);
   CheckEventRecord(in);
   CheckSuiteRequest(in);
+  CheckConnectDirective(in);
   CheckCommandRecord(in);
   CheckCommandsBlock(in);
   // As the suite reads a target's Reply: the frame, then its Private Data.
   auto frame = DecodeMpaStartupFrame(in, {.expect = MpaFrameKind::kReply});
+  if (frame.ok()) CheckConnectDirective(frame->private_data);
   if (frame.ok()) {
     auto adv = DecodeAdvertisementFromPrivateData(frame->private_data, false);
     if (!adv.ok()) CheckErrorInside(adv.error(), 0, frame->private_data.size());

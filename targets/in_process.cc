@@ -15,8 +15,10 @@ std::string DescribeReferenceConfig(const ReferenceTargetConfig& config) {
          ", fault: " + (faults.empty() ? "none" : faults);
 }
 
-InProcessTransport::InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer)
-    : target_(std::move(target)), session_(target_->Accept()), peer_(std::move(peer)) {}
+InProcessTransport::InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer, bool initiator)
+    : target_(std::move(target)), session_(initiator ? target_->Connect() : target_->Accept()), peer_(std::move(peer)) {
+  if (initiator) session_->Start(queue_);
+}
 
 // The session goes before the target it refers to (member order does that);
 // a suite that drops the transport without closing is a reset.
@@ -46,7 +48,7 @@ IoStatus InProcessTransport::Write(wire::ByteSpan bytes) {
 }
 
 IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes,
-                                  std::chrono::milliseconds /*timeout*/) {
+                                  std::chrono::milliseconds timeout) {
   if (aborted_) {
     last_error_ = "read after Abort()";
     return IoStatus::kError;
@@ -66,6 +68,17 @@ IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes,
     return IoStatus::kOk;
   }
   if (queued() == 0 && session_->wants_close()) return IoStatus::kClosed;
+  // An Initiator waiting for its Reply gives up on its own clock, which has
+  // reached the furthest instant the suite has waited for (a wait costs no
+  // wall time here either; a wait that ends before the timer never fires
+  // it, however often it is retried in slices).
+  if (const auto at = session_->timer(); at && !write_shut_) {
+    waited_until_ = std::max(waited_until_, std::chrono::steady_clock::now() + timeout);
+    if (*at > waited_until_) return IoStatus::kTimeout;
+    session_->OnTimer(*at, queue_);
+    if (queued() > 0) return Read(out, max_bytes, std::chrono::milliseconds(0));
+    if (session_->wants_close()) return IoStatus::kClosed;
+  }
   return IoStatus::kTimeout;
 }
 
@@ -93,6 +106,15 @@ std::unique_ptr<Transport> InProcessConnector::Connect(std::chrono::milliseconds
     return nullptr;
   }
   return std::make_unique<InProcessTransport>(target_, Describe());
+}
+
+std::unique_ptr<Transport> InProcessConnector::Accept(std::chrono::milliseconds /*timeout*/,
+                                                      std::string& error) {
+  if (!target_->config_error().empty()) {
+    error = "reference target misconfigured: " + target_->config_error();
+    return nullptr;
+  }
+  return std::make_unique<InProcessTransport>(target_, Describe() + " as MPA Initiator", true);
 }
 
 std::string InProcessConnector::Describe() const {

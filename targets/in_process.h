@@ -26,15 +26,18 @@ class InProcessTransport : public Transport {
  public:
   static constexpr std::size_t kMaxBacklog = 16u << 20;
 
-  InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer);
+  // `initiator`: the target opens the connection as MPA Initiator; its
+  // Request is queued at once (ReferenceTargetSession::Start).
+  InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer, bool initiator = false);
   ~InProcessTransport() override;
 
   // kOk: the target consumed the octets. kTimeout: the backlog is full.
   // kClosed: both sides closed. kError: after ShutdownWrite() or Abort().
   IoStatus Write(wire::ByteSpan bytes) override;
   // kOk with queued octets; kClosed once the target closed its side and the
-  // queue is drained; kTimeout otherwise (immediately, see above); kError
-  // after Abort().
+  // queue is drained; kTimeout otherwise (immediately, see above; an
+  // Initiator waiting for its Reply gives up, closing, when its timer falls
+  // within the suite's accumulated waits); kError after Abort().
   IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
                 std::chrono::milliseconds timeout) override;
   void ShutdownWrite() override;
@@ -55,6 +58,7 @@ class InProcessTransport : public Transport {
   wire::Bytes queue_;       // target -> suite octets; [head_, end) not yet read
   std::size_t head_ = 0;
   bool write_shut_ = false;
+  std::chrono::steady_clock::time_point waited_until_{};  // the furthest instant a Read waited for
   bool aborted_ = false;
 };
 
@@ -68,6 +72,9 @@ class InProcessConnector : public TargetConnector {
                                      std::string& error) override;
   // "in-process reference (profile rfc5040, fault: none)"
   std::string Describe() const override;
+  // The target opens a connection as MPA Initiator (convention §10).
+  bool CanAccept() const override { return true; }
+  std::unique_ptr<Transport> Accept(std::chrono::milliseconds timeout, std::string& error) override;
   const std::shared_ptr<ReferenceTarget>& target() const { return target_; }
 
  private:

@@ -39,8 +39,8 @@ bool IsCompletionError(const model::UlpEvent& e) {
 
 }  // namespace
 
-ReferenceTargetSession::ReferenceTargetSession(ReferenceTarget& target, uint32_t serial)
-    : target_(target), config_(target.config()), serial_(serial) {}
+ReferenceTargetSession::ReferenceTargetSession(ReferenceTarget& target, uint32_t serial, bool initiator)
+    : target_(target), config_(target.config()), serial_(serial), initiator_(initiator) {}
 
 ReferenceTargetSession::~ReferenceTargetSession() {
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
@@ -52,15 +52,16 @@ ReferenceTargetSession::~ReferenceTargetSession() {
 
 void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
   octets_in_ += in.size();
-  const bool request_pending = phase_ == SessionPhase::kAwaitingRequest;
+  const bool request_pending = phase_ == SessionPhase::kAwaitingRequest && !initiator_;
   if (request_pending) FeedStartup(in, out);
+  if (phase_ == SessionPhase::kAwaitingReply) FeedReply(in, out);
   // Closed during startup (no deframer) or a reset connection: discard.
   if (!deframer_ || peer_closed_) return;
   const std::size_t skip = std::min(skip_octets_, in.size());
   skip_octets_ -= skip;
   in = in.subspan(skip);
   // Octets behind the Request in the same write arrived before the Reply.
-  if (!request_pending && HeldUntilHandOff(in, out)) return;
+  if (!request_pending && !initiator_ && HeldUntilHandOff(in, out)) return;
   FeedFpdus(in, out);
 }
 
@@ -603,6 +604,7 @@ std::span<const uint8_t> ReferenceTargetSession::PeekMemory(uint32_t stag, uint6
 
 std::string ReferenceTargetSession::log_line() const {
   std::string s = "conn " + std::to_string(serial_);
+  if (initiator_) s += " initiator";
   if (request_) s += " rev " + std::to_string(request_->revision);
   if (reply_) {
     if (request_->enhanced_data) s += " rfc6581";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "reference/wire/mpa_fpdu.h"
 
@@ -147,6 +148,9 @@ const char* CloseReasonName(CloseReason r) {
     case CloseReason::kStreamError: return "stream-error";
     case CloseReason::kPeerClosed: return "peer-closed";
     case CloseReason::kPeerReset: return "peer-reset";
+    case CloseReason::kBadReply: return "bad-mpa-reply";
+    case CloseReason::kReplyRejected: return "mpa-reply-rejected";
+    case CloseReason::kReplyTimeout: return "mpa-reply-timeout";
   }
   return "?";
 }
@@ -157,6 +161,7 @@ const char* SessionPhaseName(SessionPhase p) {
     case SessionPhase::kAwaitingFirstFpdu: return "awaiting-first-fpdu";
     case SessionPhase::kFullOperation: return "full-operation";
     case SessionPhase::kClosed: return "closed";
+    case SessionPhase::kAwaitingReply: return "awaiting-reply";
   }
   return "?";
 }
@@ -184,6 +189,25 @@ std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Accept() {
     serial = ++serial_;
   }
   return std::make_unique<ReferenceTargetSession>(*this, serial);
+}
+
+std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Connect() {
+  uint32_t serial;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    serial = ++serial_;
+  }
+  return std::make_unique<ReferenceTargetSession>(*this, serial, true);
+}
+
+void ReferenceTarget::SetDirective(const wire::ConnectDirective& d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  directive_ = d;
+}
+
+std::optional<wire::ConnectDirective> ReferenceTarget::TakeDirective() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(directive_, std::nullopt);
 }
 
 uint32_t ReferenceTarget::connections_accepted() const {

@@ -50,6 +50,7 @@
 #include "reference/wire/mpa_markers.h"
 #include "reference/wire/profile.h"
 #include "reference/wire/test_ulp.h"
+#include "reference/wire/test_ulp_directive.h"
 
 namespace rdmapct::targets {
 
@@ -81,6 +82,21 @@ struct MpaPolicy {
   std::size_t max_private_data = wire::kMpaMaxPrivateDataLength;
 };
 
+// How the target asks as MPA Initiator (docs/target-convention.md §10) when
+// no Connect Directive says otherwise; the Rev and RTR types it accepts and
+// supports are MpaPolicy's.
+struct InitiatorPolicy {
+  bool crc = true;             // C of its Request
+  bool markers = false;        // M of its Request
+  bool rfc6581 = false;        // S = 1 with the IRD/ORD word (R6581-10-04: only when wanted)
+  bool peer_to_peer = false;   // A, with every RTR type of MpaPolicy
+  // The largest IRD it can raise to after a Reply (RFC 6581 §9.1): a Reply
+  // ORD above it gets TERM 2/0/0x06 (R6581-9.1-10).
+  uint16_t max_ird = 64;
+  // With no Reply after this long it closes (R5044-7.1.2-R10a).
+  std::chrono::milliseconds reply_timeout{1000};
+};
+
 struct TargetMemoryObject {
   uint16_t id = 0;    // the Memory Object id the Advertisement uses (pattern m)
   uint32_t size = 0;  // octets
@@ -105,6 +121,7 @@ struct ReferenceTargetConfig {
   model::FaultSet faults{};
   model::DecisionOptions decisions{};
   MpaPolicy mpa{};
+  InitiatorPolicy initiator{};
   // The target's IRD/ORD before any RFC 6581 negotiation.
   uint16_t ird = 8;
   uint16_t ord = 8;
@@ -150,6 +167,10 @@ enum class CloseReason : uint8_t {
   kStreamError,         // the stream failed without a Terminate (malformed Terminate, LLP)
   kPeerClosed,          // the suite closed (FIN)
   kPeerReset,           // the suite reset (RST)
+  // Initiator role (reference_initiator.cc)
+  kBadReply,            // malformed MPA Reply: wrong Key, PD_Length > 512, a Rev it cannot use
+  kReplyRejected,       // the Reply had R = 1 (with or without a Connect Directive)
+  kReplyTimeout,        // no Reply before InitiatorPolicy::reply_timeout
 };
 const char* CloseReasonName(CloseReason r);
 
@@ -158,6 +179,7 @@ enum class SessionPhase : uint8_t {
   kAwaitingFirstFpdu,  // Reply sent; nothing is sent until the suite's first FPDU
   kFullOperation,
   kClosed,             // the target's side is closed (FIN)
+  kAwaitingReply,      // Initiator: Request sent, collecting the MPA Reply
 };
 const char* SessionPhaseName(SessionPhase p);
 
@@ -171,6 +193,11 @@ class ReferenceTarget {
 
   // A new connection (TCP accept): the next Connection Serial.
   std::unique_ptr<ReferenceTargetSession> Accept();
+  // A connection the target opens as MPA Initiator (convention §10): the
+  // next Connection Serial; the Request is the session's first output
+  // (ReferenceTargetSession::Start), with the options of the pending
+  // Connect Directive if there is one (it is used up), else config().initiator.
+  std::unique_ptr<ReferenceTargetSession> Connect();
 
   const ReferenceTargetConfig& config() const { return config_; }
   const TargetLayout& layout() const { return layout_; }
@@ -194,6 +221,8 @@ class ReferenceTarget {
   // has loaded memory since (it owns the newer contents).
   void StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects);
   void RecordOutcome(const wire::PreviousOutcome& outcome);
+  void SetDirective(const wire::ConnectDirective& d);
+  std::optional<wire::ConnectDirective> TakeDirective();
   void RecordCommands(const wire::CommandCapabilities& commands);
 
   const ReferenceTargetConfig config_;
@@ -204,6 +233,7 @@ class ReferenceTarget {
   uint32_t memory_owner_ = 0;  // serial of the last connection that loaded memory
   std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
   wire::PreviousOutcome previous_;
+  std::optional<wire::ConnectDirective> directive_;
   wire::CommandCapabilities previous_commands_;
 };
 
@@ -213,7 +243,7 @@ bool IsRequesterCompletion(model::UlpEventKind k);
 
 class ReferenceTargetSession {
  public:
-  ReferenceTargetSession(ReferenceTarget& target, uint32_t serial);
+  ReferenceTargetSession(ReferenceTarget& target, uint32_t serial, bool initiator = false);
   ~ReferenceTargetSession();
   // The TCP MSS of the connection this session serves (TCP_MAXSEG, options
   // excluded): the MULPDU follows the smaller of it and the configured EMSS
@@ -221,6 +251,15 @@ class ReferenceTargetSession {
   void SetEffectiveMss(std::size_t mss) { effective_mss_ = mss; }
   ReferenceTargetSession(const ReferenceTargetSession&) = delete;
   ReferenceTargetSession& operator=(const ReferenceTargetSession&) = delete;
+
+  // Initiator role: the MPA Request (the first octets of the connection).
+  void Start(wire::Bytes& out);
+  // Initiator role: checks the Reply timeout (InitiatorPolicy::reply_timeout)
+  // at `now` (the session reads no clock but its own hand-off); a transport
+  // calls it while it waits, once timer() (when set) has passed.
+  void OnTimer(std::chrono::steady_clock::time_point now, wire::Bytes& out);
+  std::optional<std::chrono::steady_clock::time_point> timer() const;
+  bool initiator() const { return initiator_; }
 
   // Octets from the suite, in stream order, cut anywhere. Whatever the target
   // sends in response is appended to `out`. After the target closed its
@@ -262,6 +301,13 @@ class ReferenceTargetSession {
 
  private:
   void FeedStartup(wire::ByteSpan& in, wire::Bytes& out);
+  // reference_initiator.cc
+  void FeedReply(wire::ByteSpan& in, wire::Bytes& out);
+  bool OnReply(const wire::MpaStartupFrame& reply, wire::Bytes& out);
+  void SendFirstFpdu(const wire::IrdOrdOutcome& o, wire::Bytes& out);
+  bool SendReadRtr(wire::Bytes& out);
+  void AbortSetup(wire::TerminateCode code, wire::Bytes& out);
+  wire::MpaStartupFrame BuildRequest();
   bool Accept(const wire::MpaStartupFrame& request, wire::Bytes& out);
   bool RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out);
   std::optional<wire::EnhancedIrdOrd> NegotiateEnhanced(const wire::EnhancedIrdOrd& req);
@@ -299,6 +345,9 @@ class ReferenceTargetSession {
   ReferenceTarget& target_;
   const ReferenceTargetConfig& config_;
   const uint32_t serial_;
+  const bool initiator_;
+  std::optional<wire::ConnectDirective> directive_;  // Initiator: the options of this connection
+  std::chrono::steady_clock::time_point reply_deadline_{};
   SessionPhase phase_ = SessionPhase::kAwaitingRequest;
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;

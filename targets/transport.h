@@ -66,6 +66,16 @@ class TargetConnector {
   virtual std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout,
                                              std::string& error) = 0;
   virtual std::string Describe() const = 0;
+
+  // The target as MPA Initiator (docs/target-convention.md §10): waits for
+  // the target's next connection to the suite. nullptr with `error` on
+  // failure; CanAccept() false: this target never connects to the suite
+  // (cases that need it are skipped).
+  virtual bool CanAccept() const { return false; }
+  virtual std::unique_ptr<Transport> Accept(std::chrono::milliseconds /*timeout*/, std::string& error) {
+    error = "this target does not connect to the suite (conform --listen HOST:PORT)";
+    return nullptr;
+  }
 };
 
 }  // namespace rdmapct::targets

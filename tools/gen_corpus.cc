@@ -37,6 +37,7 @@
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
 #include "reference/wire/test_ulp.h"
+#include "reference/wire/test_ulp_directive.h"
 
 namespace {
 
@@ -368,6 +369,19 @@ void TestUlpSeeds(Corpus& c) {
   MpaStartupFrame reply = Frame(true, 2, true, 4);
   reply.private_data = adv_bytes(ExampleAdvertisement(3, true));
   Add(c, dir, "mpa_reply_with_advertisement", EncodeMpaStartupFrame(reply));
+
+  // A Connect Directive (convention §10.2), alone and as the Private Data of
+  // the rejecting Reply a target as MPA Initiator reads it from.
+  Bytes directive;
+  EncodeConnectDirective({1, 0, kDirectiveCrc | kDirectiveEnhanced | kDirectivePeerToPeer | kDirectiveReadRtr, 8, 8,
+                          0x12345678},
+                         directive);
+  Add(c, dir, "connect_directive", directive);
+  MpaStartupFrame reject = Frame(true, 1, false, 0);
+  reject.marker_required = false;
+  reject.reject = true;
+  reject.private_data = directive;
+  Add(c, dir, "mpa_reject_with_directive", EncodeMpaStartupFrame(reject));
 
   Bytes req;
   EncodeSuiteRequest({1, 0, kRequestKeepMemory, CaseHash("rfc5040/7.2/read-req-invalid-src-stag")}, req);

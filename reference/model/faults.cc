@@ -150,6 +150,40 @@ const std::vector<FaultInfo> kFaults = {
      "after a peer-to-peer (A=1) setup the target takes whatever FPDU comes first as the RTR and processes it, "
      "as Linux siw 6.1 does",
      "R6581-12-01 R6581-5-02"},
+    {Fault::kSendsBeforeReply, "sends-before-reply",
+     "as MPA Initiator, sends its first FPDU right behind its Request, before any Reply", "R5044-7.1.2-R03a"},
+    {Fault::kRequestResBitsSet, "request-res-bits-set", "as MPA Initiator, sets Res bit 0x08 in its Request",
+     "R5044-7.1.1-15 R5044-7.1.2-R01a"},
+    {Fault::kEnhancedRequestAlways, "enhanced-request-always",
+     "as MPA Initiator, sends an RFC 6581 enhanced Request (Rev 2, S = 1) even when no enhanced feature is wanted",
+     "R6581-10-04"},
+    {Fault::kPeerToPeerAlways, "peer-to-peer-always",
+     "as MPA Initiator, sets A = 1 in a client-server Request, and A = 1 with no RTR flag in a peer-to-peer one",
+     "R6581-9.2-14 R6581-9.2-03"},
+    {Fault::kAcceptReplyBadKey, "accept-reply-bad-key",
+     "as MPA Initiator, does not check the Key of the Reply (a wrong Key or a Request's Key is taken as a Reply)",
+     "R5044-7.1.1-05 R5044-7.1.2-R08a R5044-7.1.2-R03b"},
+    {Fault::kProceedAfterReject, "proceed-after-reject",
+     "as MPA Initiator, enters Full Operation and sends its first FPDU after a rejecting Reply (R = 1)",
+     "R5044-7.1.2-R03c"},
+    {Fault::kIgnoreReplyCrc, "ignore-reply-crc",
+     "as MPA Initiator, uses CRCs only if its own Request had C = 1 (a Reply's C = 1 is ignored)", "R5044-7.1.1-12"},
+    {Fault::kIgnoreReplyMarkers, "ignore-reply-markers",
+     "as MPA Initiator, inserts no Markers although the Reply had M = 1", "R5044-7.1.1-07"},
+    {Fault::kSkipRtr, "skip-rtr",
+     "as MPA Initiator in peer-to-peer mode, sends no RTR after an accepting Reply (it waits for the peer instead)", "R6581-9.2-11 R6581-5-02"},
+    {Fault::kWrongRtrType, "wrong-rtr-type",
+     "as MPA Initiator in peer-to-peer mode, sends an RTR of a type the Reply did not negotiate", "R6581-9.2-11"},
+    {Fault::kExceedGrantedOrd, "exceed-granted-ord",
+     "as MPA Initiator, sends a Read RTR although the Reply granted responder IRD 0 (so its ORD is 0)",
+     "R6581-9.1-09"},
+    {Fault::kIgnoreIrdShortfall, "ignore-ird-shortfall",
+     "as MPA Initiator, goes on when the Reply's ORD exceeds the IRD it can provide, instead of TERM 2/0/0x06",
+     "R6581-9.1-10 R6581-9.1-11"},
+    {Fault::kNoRtrTerminate, "no-rtr-terminate",
+     "as MPA Initiator, sends its client-server first FPDU when it can send none of the Reply's RTR types, instead "
+     "of TERM 2/0/0x07",
+     "R6581-9.2-12 R6581-9.2-13"},
 };
 
 }  // namespace
@@ -157,6 +191,10 @@ const std::vector<FaultInfo> kFaults = {
 const std::vector<FaultInfo>& AllFaults() { return kFaults; }
 
 const FaultInfo& InfoFor(Fault fault) { return kFaults.at(static_cast<std::size_t>(fault)); }
+
+bool InitiatorRoleOnly(Fault fault) {
+  return fault >= Fault::kSendsBeforeReply && fault <= Fault::kNoRtrTerminate;
+}
 
 std::optional<Fault> FindFault(std::string_view name) {
   for (const FaultInfo& f : kFaults) {

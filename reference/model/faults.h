@@ -69,6 +69,20 @@ enum class Fault : uint8_t {
   kReplyEchoesRequestRes,
   kRev0ReplyWithoutMarkers,
   kAcceptAnyFirstFpduAsRtr,
+  // The reference target as MPA Initiator (targets/reference_initiator.cc)
+  kSendsBeforeReply,
+  kRequestResBitsSet,
+  kEnhancedRequestAlways,
+  kPeerToPeerAlways,
+  kAcceptReplyBadKey,
+  kProceedAfterReject,
+  kIgnoreReplyCrc,
+  kIgnoreReplyMarkers,
+  kSkipRtr,
+  kWrongRtrType,
+  kExceedGrantedOrd,
+  kIgnoreIrdShortfall,
+  kNoRtrTerminate,
   kCount
 };
 
@@ -84,6 +98,11 @@ struct FaultInfo {
 // Every fault, in enum order (`rdmapct --list-faults`).
 const std::vector<FaultInfo>& AllFaults();
 const FaultInfo& InfoFor(Fault fault);
+// Faults of the reference target as MPA Initiator (docs/target-convention.md
+// §10): they act only on connections the target opens, which the
+// conformance listen cases drive and the fuzzer (the target as Responder)
+// never does.
+bool InitiatorRoleOnly(Fault fault);
 std::optional<Fault> FindFault(std::string_view name);
 
 class FaultSet {

@@ -229,6 +229,19 @@ TEST(ConformRun, ReferenceTargetPassesAndWritesEveryReport) {
   EXPECT_THAT(page, Not(HasSubstr("<script")));
 }
 
+// The target as MPA Initiator (listen-step cases): the in-process reference
+// connects by itself, a fault of its Initiator role fails the case citing
+// the rule, and the reproduce command keeps the case.
+TEST(ConformRun, InitiatorCasesRunAgainstTheInProcessReference) {
+  const Outcome ok = Rdmapct("conform --tag initiator");
+  EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("  PASS   rfc6581/9.2/initiator-sends-read-rtr-first  "));
+  EXPECT_THAT(ok.out, HasSubstr("  PASS   rfc5044/7.1.2/initiator-sends-nothing-before-reply  "));
+  const Outcome bad = Rdmapct("conform --tag initiator --fault accept-reply-bad-key");
+  EXPECT_EQ(bad.status, 1) << bad.out << bad.err;
+  EXPECT_THAT(bad.out, HasSubstr("  FAIL   rfc5044/7.1.2/initiator-closes-on-bad-reply-key  "));
+}
+
 TEST(ConformRun, FaultyReferenceFailsTheCaseThatCitesTheRule) {
   const fs::path html = TempDir() / "fault.html";
   const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/*' --report " +

@@ -26,6 +26,7 @@
 #include "conformance/runner.h"
 #include "targets/target_uri.h"
 #include "targets/tcp.h"
+#include "targets/tcp_listen.h"
 #include "tests/cli/cli_test_util.h"
 
 #ifndef RDMAPCT_BINARY
@@ -160,7 +161,10 @@ std::string ConfigName(const ::testing::TestParamInfo<Config>& info) {
 class ServeSameVerdicts : public ::testing::TestWithParam<Config> {};
 
 // The whole suite over TCP, four cases in flight (so serve runs connections
-// concurrently), against the same reference configuration in-process.
+// concurrently), against the same reference configuration in-process. The
+// cases where the target is the MPA Initiator run against a second serve
+// started with --connect to the suite's listener (docs/target-convention.md
+// §10), as the in-process reference connects by itself.
 TEST_P(ServeSameVerdicts, WholeSuiteOverTcpMatchesInProcess) {
   const Config& cfg = GetParam();
   std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--profile", std::string(wire::ProfileName(cfg.profile))};
@@ -179,8 +183,15 @@ TEST_P(ServeSameVerdicts, WholeSuiteOverTcpMatchesInProcess) {
   ASSERT_NE(reference, nullptr) << error;
   auto tcp = targets::TcpConnector::Create(address, {}, error);
   ASSERT_NE(tcp, nullptr) << error;
+  auto listener = targets::TcpListenConnector::Create("127.0.0.1:0", {}, error);
+  ASSERT_NE(listener, nullptr) << error;
+  std::vector<std::string> connect_args = args;
+  connect_args[0] = "--connect";
+  connect_args[1] = listener->address();
+  ServeProcess initiator(connect_args);
+  targets::ListeningConnector both(*tcp, std::move(listener));
   const RunResult expected = RunOver(*reference, cfg.profile, 1);
-  const RunResult got = RunOver(*tcp, cfg.profile, 4);
+  const RunResult got = RunOver(both, cfg.profile, 4);
   ASSERT_FALSE(expected.aborted) << expected.abort_reason;
   ASSERT_FALSE(got.aborted) << got.abort_reason;
   ASSERT_EQ(got.cases.size(), expected.cases.size());
@@ -191,7 +202,7 @@ TEST_P(ServeSameVerdicts, WholeSuiteOverTcpMatchesInProcess) {
         << "over TCP " << Describe(got.cases[i]) << "\nin-process " << Describe(expected.cases[i]);
   }
   EXPECT_EQ(got.counts, expected.counts);
-  EXPECT_EQ(got.target, "tcp://" + address);
+  EXPECT_THAT(got.target, StartsWith("tcp://" + address + ", target connects to listen://127.0.0.1:"));
   EXPECT_FALSE(got.target_info.empty());
   if (cfg.faults.empty()) {
     EXPECT_EQ(got.counts.fail + got.counts.error, 0u);
@@ -201,6 +212,8 @@ TEST_P(ServeSameVerdicts, WholeSuiteOverTcpMatchesInProcess) {
   EXPECT_EQ(serve.Stop(SIGTERM), 0) << serve.err();
   const std::string log = serve.err();
   EXPECT_THAT(log, HasSubstr("rdmapct serve: stopped: "));
+  EXPECT_EQ(initiator.Stop(SIGTERM), 0) << initiator.err();
+  EXPECT_THAT(initiator.err(), HasSubstr("rdmapct serve: stopped: "));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -322,6 +335,9 @@ TEST(ServeUsage, BadFlagsExit2WithOneLine) {
       {"--listen", "127.0.0.1"},
       {"--listen", "127.0.0.1:70000"},
       {"--listen", "127.0.0.1:0", "--bogus"},
+      {"--listen", "127.0.0.1:0", "--connect", "127.0.0.1:1"},
+      {"--connect", "127.0.0.1"},
+      {"--connect", "127.0.0.1:1", "--connections", "-1"},
   };
   for (const std::vector<std::string>& args : bad) {
     ServeProcess serve(args);

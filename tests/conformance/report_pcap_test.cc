@@ -234,7 +234,8 @@ TEST(ReportPcapTest, InstalledWriterServesTheReportHook) {
 }
 
 // Every case of the suite against the reference target: per connection and
-// direction, the capture's reassembled stream is the records' octets.
+// direction, the capture's reassembled stream is the records' octets (on a
+// connection the target opened, the target holds the client port).
 TEST(ReportPcapTest, ReferenceRunCapturesEqualTheRecordedStreams) {
   static const CaseLoad load = LoadCases();
   ASSERT_TRUE(load.ok());
@@ -259,8 +260,10 @@ TEST(ReportPcapTest, ReferenceRunCapturesEqualTheRecordedStreams) {
     }
     std::map<std::pair<uint32_t, int>, wire::Bytes> recorded;
     std::map<std::pair<uint32_t, int>, bool> closed;
+    std::map<uint32_t, bool> target_opened;  // a listen step: the target is the client
     for (const FrameRecord& f : c.frames) {
       ASSERT_FALSE(f.truncated);
+      target_opened.try_emplace(f.connection, f.direction == kDown);
       const int d = f.direction == kUp ? 0 : 1;
       if (f.kind == FrameKind::kFin) closed[{f.connection, d}] = true;
       recorded[{f.connection, d}].insert(recorded[{f.connection, d}].end(), f.raw.begin(), f.raw.end());
@@ -268,8 +271,10 @@ TEST(ReportPcapTest, ReferenceRunCapturesEqualTheRecordedStreams) {
     for (const auto& [key, octets] : recorded) {
       const auto [conn, d] = key;
       const uint16_t port = static_cast<uint16_t>(49152 + conn);
-      const Stream s = d == 0 ? Reassemble(cap.packets, kSuiteIp, port, kTargetIp, 5040)
-                              : Reassemble(cap.packets, kTargetIp, 5040, kSuiteIp, port);
+      const uint16_t suite_port = target_opened[conn] ? 5040 : port;
+      const uint16_t target_port = target_opened[conn] ? port : 5040;
+      const Stream s = d == 0 ? Reassemble(cap.packets, kSuiteIp, suite_port, kTargetIp, target_port)
+                              : Reassemble(cap.packets, kTargetIp, target_port, kSuiteIp, suite_port);
       EXPECT_EQ(s.error, "") << "connection " << conn << " direction " << d;
       EXPECT_EQ(s.bytes, octets) << "connection " << conn << " direction " << d;
       EXPECT_EQ(s.fin, closed[key]) << "connection " << conn << " direction " << d;
@@ -278,6 +283,27 @@ TEST(ReportPcapTest, ReferenceRunCapturesEqualTheRecordedStreams) {
   }
   EXPECT_GE(connections, run.cases.size());
 }
+
+// A connection the target opened (a listen step, the target as MPA
+// Initiator): its Request comes first, so the target is the TCP client,
+// and the hosts are swapped to keep the suite at 10.0.0.1.
+TEST(ReportPcapTest, TargetOpenedConnectionHasTheTargetAsClient) {
+  CaseResult c;
+  c.id = "rfc5044/7.1.2/initiator";
+  c.frames = {
+      Record(0, kDown, FrameKind::kMpaRequest, 0, Octets(20, 0x00), 0us),
+      Record(0, kUp, FrameKind::kMpaReply, 0, Octets(20, 0x20), 5us),
+      Record(0, kDown, FrameKind::kFpdu, 20, Octets(8, 0x40), 10us),
+  };
+  const capture::TcpCapture cap = CaseCapture(c);
+  ASSERT_EQ(cap.connections.size(), 1u);
+  EXPECT_TRUE(cap.connections[0].hosts_swapped);
+  ASSERT_EQ(cap.connections[0].events.size(), 3u);
+  EXPECT_EQ(cap.connections[0].events[0].sender, Sender::kClient);
+  EXPECT_EQ(cap.connections[0].events[1].sender, Sender::kServer);
+  EXPECT_FALSE(CaseCapture(HandBuiltCase()).connections[0].hosts_swapped);
+}
+
 
 }  // namespace
 }  // namespace rdmapct::conformance

@@ -59,6 +59,9 @@ bool NeedsCommands(const model::FaultInfo& f) {
 TEST(FaultSearch, EveryFaultSwitchIsFound) {
   int total = 0;
   for (const model::FaultInfo& info : model::AllFaults()) {
+    // The fuzzer drives the target as MPA Responder; the Initiator faults
+    // are proved caught by the conformance fault matrix (listen cases).
+    if (model::InitiatorRoleOnly(info.fault)) continue;
     if (NeedsCommands(info)) continue;
     SearchOptions options;
     options.seed = 1;

@@ -1,0 +1,134 @@
+#include "targets/tcp_listen.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace rdmapct::targets {
+
+namespace {
+
+std::string NumericAddress(const sockaddr* sa, socklen_t len) {
+  char host[NI_MAXHOST];
+  char port[NI_MAXSERV];
+  if (getnameinfo(sa, len, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0) return "?";
+  return sa->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + port : std::string(host) + ":" + port;
+}
+
+int Bind(const std::string& host, const std::string& port, std::string& error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* list = nullptr;
+  if (const int r = getaddrinfo(host.c_str(), port.c_str(), &hints, &list); r != 0) {
+    error = "cannot resolve " + host + ": " + gai_strerror(r);
+    return -1;
+  }
+  int fd = -1;
+  error = "no address";
+  for (const addrinfo* ai = list; ai != nullptr && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      error = std::string("socket: ") + std::strerror(errno);
+      continue;
+    }
+    const int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 16) != 0) {
+      error = std::strerror(errno);
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(list);
+  return fd;
+}
+
+// A connection the target opened while the suite was busy and then gave up
+// on (no Reply in time, convention §10.3) waits in the backlog with its FIN:
+// POLLRDHUP shows that FIN even behind the unread Request. The target has
+// connected again by then, so the suite takes the next one.
+bool Stale(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+}  // namespace
+
+std::unique_ptr<TcpListenConnector> TcpListenConnector::Create(std::string_view host_port, TcpOptions options,
+                                                               std::string& error) {
+  std::string host, port;
+  if (!SplitHostPort(host_port, host, port, error, true)) return nullptr;
+  const int fd = Bind(host, port, error);
+  if (fd < 0) {
+    error = "cannot listen on " + std::string(host_port) + ": " + error;
+    return nullptr;
+  }
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  return std::unique_ptr<TcpListenConnector>(
+      new TcpListenConnector(fd, NumericAddress(reinterpret_cast<sockaddr*>(&ss), len), options));
+}
+
+TcpListenConnector::TcpListenConnector(int fd, std::string address, TcpOptions options)
+    : fd_(fd), address_(std::move(address)), options_(options) {}
+
+TcpListenConnector::~TcpListenConnector() { close(fd_); }
+
+std::unique_ptr<Transport> TcpListenConnector::Connect(std::chrono::milliseconds, std::string& error) {
+  error = "listen://" + address_ + " only accepts connections from the target";
+  return nullptr;
+}
+
+std::unique_ptr<Transport> TcpListenConnector::Accept(std::chrono::milliseconds timeout, std::string& error) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    const int fd = accept4(fd_, reinterpret_cast<sockaddr*>(&ss), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd >= 0 && Stale(fd)) {
+      close(fd);
+      continue;
+    }
+    if (fd >= 0) {
+      const int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      return std::make_unique<TcpTransport>(fd, NumericAddress(reinterpret_cast<sockaddr*>(&ss), len), options_);
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED) {
+      error = std::string("accept: ") + std::strerror(errno);
+      return nullptr;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      error = "no connection to listen://" + address_ + " within " + std::to_string(timeout.count()) + " ms";
+      return nullptr;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1 << 30)));
+  }
+}
+
+std::string TcpListenConnector::Describe() const { return "listen://" + address_; }
+
+ListeningConnector::ListeningConnector(TargetConnector& connector, std::unique_ptr<TcpListenConnector> listener)
+    : connector_(connector), listener_(std::move(listener)) {}
+
+ListeningConnector::ListeningConnector(std::unique_ptr<TargetConnector> connector,
+                                       std::unique_ptr<TcpListenConnector> listener)
+    : owned_(std::move(connector)), connector_(*owned_), listener_(std::move(listener)) {}
+
+std::string ListeningConnector::Describe() const {
+  return connector_.Describe() + ", target connects to " + listener_->Describe();
+}
+
+}  // namespace rdmapct::targets
