@@ -1,6 +1,7 @@
 #include "fuzz/session_oracle.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -179,11 +180,53 @@ class Checker {
   uint32_t remaining_ = 0;
 };
 
+// The targets a thread has run sessions against, one per configuration,
+// Reset before each session: building a ReferenceTarget (layout,
+// validation) for every session was a large part of its cost.
+class TargetCache {
+ public:
+  // Makes room for `n` more targets (before the Gets of one session, so
+  // that no Get destroys a target an earlier one returned).
+  void Reserve(std::size_t n) {
+    if (entries_.size() + n > kMaxEntries) entries_.clear();
+  }
+
+  // `twin`: the fault-free twin, a target of its own even when the target
+  // under test has no faults either (they must not share Connection Serials).
+  targets::ReferenceTarget& Get(const proto::FuzzSession& s, const model::FaultSet& faults, bool twin) {
+    Key key{SessionProfile(s), s.connection().target_crc_optional(), s.connection().target_markers(), twin, {}};
+    for (std::size_t i = 0; i < model::kFaultCount; ++i) key.faults[i] = faults.Has(static_cast<model::Fault>(i));
+    for (Entry& e : entries_) {
+      if (e.key == key) {
+        e.target->Reset();
+        return *e.target;
+      }
+    }
+    entries_.push_back({key, std::make_unique<targets::ReferenceTarget>(SessionTargetConfig(s, faults))});
+    return *entries_.back().target;
+  }
+
+ private:
+  // Everything SessionTargetConfig reads.
+  struct Key {
+    wire::Profile profile;
+    bool crc_optional, markers, twin;
+    std::bitset<model::kFaultCount> faults;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
+    std::unique_ptr<targets::ReferenceTarget> target;
+  };
+  static constexpr std::size_t kMaxEntries = 32;
+  std::vector<Entry> entries_;
+};
+
 // The same octets into the target under test and a fault-free twin.
 class Pair {
  public:
   Pair(const proto::FuzzSession& s, const model::FaultSet& faults)
-      : dut_(SessionTargetConfig(s, faults)), ref_(SessionTargetConfig(s, {})),
+      : dut_((Cache().Reserve(2), Cache().Get(s, faults, false))), ref_(Cache().Get(s, {}, true)),
         a_(dut_.Accept()), b_(ref_.Accept()) {}
 
   Bytes Step(ByteSpan in, bool fin, std::size_t step, std::vector<Finding>& findings) {
@@ -227,7 +270,13 @@ class Pair {
     }
   }
 
-  targets::ReferenceTarget dut_, ref_;
+  static TargetCache& Cache() {
+    thread_local TargetCache cache;
+    return cache;
+  }
+
+  targets::ReferenceTarget& dut_;
+  targets::ReferenceTarget& ref_;
   std::unique_ptr<targets::ReferenceTargetSession> a_, b_;
 };
 

@@ -183,6 +183,11 @@ class ReferenceTarget {
   wire::CommandCapabilities previous_commands() const;
   // The memory object as the last finished connection left it (empty if unknown).
   wire::Bytes MemorySnapshot(uint16_t memory_object) const;
+  // Back to the state right after construction: Connection Serial 0, memory
+  // patterned, no previous outcome. A harness that runs many sessions (the
+  // session fuzzer) reuses its targets instead of building new ones. No
+  // session of this target may be alive.
+  void Reset();
 
  private:
   friend class ReferenceTargetSession;
@@ -190,6 +195,9 @@ class ReferenceTarget {
   // Copies the memory objects for a connection that is starting: the kept
   // contents, or the pattern (convention §4).
   std::vector<wire::Bytes> LoadMemory(uint32_t serial, bool keep);
+  // Whether `serial` is the last connection that loaded memory (only its
+  // memory is worth storing).
+  bool OwnsMemory(uint32_t serial) const;
   // Takes a finished connection's memory back, unless a later connection
   // has loaded memory since (it owns the newer contents).
   void StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects);
@@ -202,7 +210,13 @@ class ReferenceTarget {
   mutable std::mutex mu_;
   uint32_t serial_ = 0;
   uint32_t memory_owner_ = 0;  // serial of the last connection that loaded memory
-  std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
+  // The convention's pattern of each memory object, parallel to
+  // layout_.memory_objects; computed once per process (shared by every
+  // target with the same objects, e.g. the fuzzer's target and its twin).
+  std::vector<std::shared_ptr<const wire::Bytes>> pattern_;
+  // What the last finished connection left, parallel to
+  // layout_.memory_objects; empty while that is still the pattern.
+  std::vector<wire::Bytes> memory_;
   wire::PreviousOutcome previous_;
   wire::CommandCapabilities previous_commands_;
 };
@@ -289,7 +303,7 @@ class ReferenceTargetSession {
   void PumpCommands(wire::Bytes& out);
   void SettleCommands();
   void Close(CloseReason reason);
-  void Finish();
+  void Finish(bool release = false);
 
   ReferenceTarget& target_;
   const ReferenceTargetConfig& config_;

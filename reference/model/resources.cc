@@ -62,6 +62,16 @@ uint32_t Resources::CreateMemoryObject(std::size_t size) {
   return static_cast<uint32_t>(objects_.size() - 1);
 }
 
+uint32_t Resources::CreateMemoryObject(wire::Bytes contents) {
+  objects_.push_back(std::move(contents));
+  return static_cast<uint32_t>(objects_.size() - 1);
+}
+
+wire::Bytes Resources::ReleaseObjectBytes(uint32_t id) {
+  if (id >= objects_.size()) return {};
+  return std::exchange(objects_[id], {});
+}
+
 std::span<uint8_t> Resources::ObjectBytes(uint32_t id) {
   if (id >= objects_.size()) return {};
   return objects_[id];
@@ -144,7 +154,7 @@ std::span<const uint8_t> Resources::RegionBytes(const MemoryRegion& region, uint
 uint64_t Resources::PostReceive(uint32_t size) {
   ReceiveBuffer b;
   b.receive_id = next_receive_id_++;
-  b.data.assign(size, 0);
+  b.capacity = size;
   receives_.push_back(std::move(b));
   return receives_.back().receive_id;
 }

@@ -72,7 +72,10 @@ class ByteRangeSet {
 // One ULP receive buffer on QN 0 and the message being placed into it.
 struct ReceiveBuffer {
   uint64_t receive_id = 0;       // handle returned by PostReceive
-  wire::Bytes data;              // capacity octets
+  uint32_t capacity = 0;         // octets the ULP posted
+  // The octets placed so far: grown on placement (never beyond capacity),
+  // so posting a buffer allocates nothing; octets not placed read as zero.
+  wire::Bytes data;
   ByteRangeSet received;
   bool started = false;          // a segment of its message has been placed
   std::optional<uint32_t> message_length;  // MO + length of the L=1 segment
@@ -92,6 +95,11 @@ class Resources {
   // --- memory ---------------------------------------------------------------
   // A zero-filled byte array; returns its id.
   uint32_t CreateMemoryObject(std::size_t size);
+  // An object holding `contents` (taken over, not copied); returns its id.
+  uint32_t CreateMemoryObject(wire::Bytes contents);
+  // Moves an object's octets out (the object becomes empty): for an owner
+  // that is done with these resources.
+  wire::Bytes ReleaseObjectBytes(uint32_t memory_object);
   std::span<uint8_t> ObjectBytes(uint32_t memory_object);
   std::span<const uint8_t> ObjectBytes(uint32_t memory_object) const;
 
