@@ -281,6 +281,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   fuzz::RemoteOptions remote;
   remote.settle = std::chrono::milliseconds(cmd.settle_ms);
+  remote.fence = !cmd.no_fence;
   remote.pause_after_reply = std::chrono::milliseconds(cmd.pause_after_reply_ms);
   const auto start = Clock::now();
   const auto deadline = start + cmd.time;
@@ -370,6 +371,8 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     const std::string slug = f.oracle + "-" + ShortHash(sig);
     rf.dir = (fs::path(cmd.out_dir) / "findings" / slug).string();
     const std::string replay = in_process ? ReferenceUri(s, cmd.faults) : cmd.target;
+    // A live target ran the session with its fences: so does the script.
+    if (!in_process && remote.fence) s = fuzz::FencedSession(s);
     const WrittenRepro w = WriteRepro(rf.dir, slug, s, r.findings, "rdmapct fuzz --target " + cmd.target, replay,
                                       in_process ? 0 : cmd.pause_after_reply_ms);
     rf.reproduced = w.reproduced;

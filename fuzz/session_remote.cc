@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
 #include "reference/wire/mpa.h"
+#include "reference/wire/mpa_deframer.h"
+#include "reference/wire/opcodes.h"
+#include "reference/wire/rdmap.h"
 #include "reference/wire/test_ulp.h"
 
 namespace rdmapct::fuzz {
@@ -70,6 +74,50 @@ std::string Joined(const std::vector<std::string>& v) {
   return s.empty() ? "nothing" : s;
 }
 
+proto::SessionAction FenceAction(uint32_t k) {
+  proto::SessionAction a;
+  proto::SessionMessage& m = *a.mutable_message();
+  m.set_type(proto::READ_REQUEST);
+  proto::SessionOverrides& o = *m.mutable_overrides();
+  o.set_read_message_size(0);
+  o.set_sink_stag(kFenceSinkStag);
+  o.set_sink_tagged_offset(k);
+  return a;
+}
+
+// Deframes one direction's octets from the target (the live one, or the
+// twin's) and notes fence answers and Terminates.
+class FenceWatch {
+ public:
+  FenceWatch(wire::Profile profile, bool crc, bool markers)
+      : profile_(profile), deframer_(wire::MpaDeframerConfig{.crc_enabled = crc, .markers_enabled = markers}) {}
+
+  void Feed(ByteSpan octets) {
+    if (broken_ || octets.empty()) return;
+    auto st = deframer_.Feed(octets, [&](const wire::MpaFpdu& f) {
+      auto d = wire::DecodeRdmapSegment(f.ulpdu, profile_);
+      if (!d.ok() || !d.value().opcode_known) return;
+      const wire::RdmapMessageView& v = d.value();
+      if (v.opcode() == wire::Opcode::kTerminate) terminated_ = true;
+      const wire::DdpSegmentHeader& h = v.ddp.header;
+      if (v.opcode() == wire::Opcode::kRdmaReadResponse && h.tagged && h.last && h.stag == kFenceSinkStag) {
+        answered_.insert(h.tagged_offset);
+      }
+    });
+    if (!st.ok()) broken_ = true;
+  }
+  bool Answered(uint64_t fence) const { return answered_.count(fence) != 0; }
+  // Nothing more will answer a fence: a Terminate, or octets that no longer deframe.
+  bool Over() const { return terminated_ || broken_; }
+
+ private:
+  wire::Profile profile_;
+  wire::MpaDeframer deframer_;
+  std::set<uint64_t> answered_;
+  bool terminated_ = false;
+  bool broken_ = false;
+};
+
 // Whether the target replies to the session's profile with default
 // connection options (Rev 1, CRCs, no Markers).
 bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& connector, const RemoteOptions& options) {
@@ -87,9 +135,54 @@ bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& 
   return wire::DecodeMpaStartupFrame(got, {wire::MpaFrameKind::kReply}).ok();
 }
 
+// The fence index a write ends with, if it ends with one.
+std::optional<uint64_t> FenceOf(const proto::FuzzSession& s, const SessionWrite& w) {
+  if (w.action >= static_cast<std::size_t>(s.action_size())) return std::nullopt;
+  const proto::SessionAction& a = s.action(static_cast<int>(w.action));
+  if (!a.has_message() || !a.message().has_overrides() || a.message().overrides().sink_stag() != kFenceSinkStag) {
+    return std::nullopt;
+  }
+  return a.message().overrides().sink_tagged_offset();
+}
+
+// What ends the wait after write k: the fence's answer (when the twin got
+// one), the close (when the twin closed), nothing (the twin said nothing),
+// or a quiet `settle`.
+struct StepPlan {
+  std::optional<uint64_t> fence;
+  bool close = false;
+  bool quiet = false;  // no wait at all
+};
+
+StepPlan PlanStep(const proto::FuzzSession& fenced, const SessionWrite& w, const TwinRun& twin, std::size_t k,
+                  FenceWatch& twin_watch) {
+  StepPlan plan;
+  if (k >= twin.writes.size()) return plan;  // the twin had closed: settle
+  const TwinWrite& tw = twin.writes[k];
+  twin_watch.Feed(tw.out);
+  const std::optional<uint64_t> fence = FenceOf(fenced, w);
+  if (fence && twin_watch.Answered(*fence)) plan.fence = fence;
+  else if (tw.closed) plan.close = true;
+  else if (tw.out.empty()) plan.quiet = true;
+  return plan;
+}
+
 }  // namespace
 
-RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,
+proto::FuzzSession FencedSession(const proto::FuzzSession& s) {
+  proto::FuzzSession out = s;
+  out.clear_action();
+  uint32_t k = 0;
+  for (int i = 0; i < s.action_size(); ++i) {
+    *out.add_action() = s.action(i);
+    if (s.action(i).delivery().hold() && i + 1 < s.action_size()) continue;
+    out.mutable_action(out.action_size() - 1)->mutable_delivery()->set_hold(true);
+    *out.add_action() = FenceAction(k++);
+  }
+  return out;
+}
+
+RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::TargetConnector& connector,
                               const RemoteOptions& options) {
   RemoteResult result;
   std::vector<Finding>& findings = result.oracles.findings;
@@ -101,13 +194,15 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
     return result;
   }
   Link link(*t, options);
+  const proto::FuzzSession s = options.fence ? FencedSession(session) : session;
   const wire::MpaStartupFrame request = BuildRequest(s);
   link.Write(wire::EncodeMpaStartupFrame(request));
   const Bytes reply_octets = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
     return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
   });
   auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
-  const TwinRun twin = options.differential ? RunTwin(s) : TwinRun{};
+  // The fence needs the twin even without the differential oracle.
+  const TwinRun twin = options.differential || options.fence ? RunTwin(s) : TwinRun{};
   if (!reply.ok()) {
     if (!link.ended()) {
       // Silence: the target may be down or restarting.
@@ -142,16 +237,40 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
   checker.Received(target_octets, 0, findings);
 
   if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);
+  FenceWatch watch(ctx.profile, ctx.crc, request.marker_required);
+  FenceWatch twin_watch(ctx.profile, ctx.crc, request.marker_required);
   std::size_t step = 1;
+  bool complete = false;  // the last write's answer is known to be complete
   for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
     checker.Sent(w.octets);
     if (!link.Write(w.octets)) break;
-    const Bytes out = link.Drain(options.settle, options.answer_timeout);
+    const StepPlan plan = options.fence ? PlanStep(s, w, twin, step - 1, twin_watch) : StepPlan{};
+    Bytes out;
+    if (plan.fence || plan.close) {
+      ++result.fenced_steps;
+      std::size_t fed = 0;
+      out = link.ReadUntil(options.answer_timeout, [&](const Bytes& got) {
+        watch.Feed(ByteSpan(got).subspan(fed));
+        fed = got.size();
+        return got.size() > options.max_octets || (plan.fence && (watch.Answered(*plan.fence) || watch.Over()));
+      });
+    } else if (!plan.quiet) {
+      ++result.settled_steps;
+      out = link.Drain(options.settle, options.answer_timeout);
+      watch.Feed(out);
+    }
+    complete = plan.fence || plan.close || link.ended();
     checker.Received(out, step++, findings);
     target_octets.insert(target_octets.end(), out.begin(), out.end());
   }
-  // The rest of the answers, then the suite's FIN and the target's close.
-  Bytes out = link.Drain(options.settle * 4, options.answer_timeout);
+  // The rest of the answers, unless a fence or the close showed that the
+  // last write's answer is complete, then the suite's FIN and the target's
+  // close. Fenced, this quiet wait is left only for a last write whose
+  // fence the twin could not answer (an FPDU left incomplete): once per
+  // session, so that a target that closes on its own (a crash) is seen to.
+  if (!complete) ++result.settled_steps;
+  const auto final_quiet = options.fence ? options.settle : options.settle * 4;
+  Bytes out = complete ? Bytes{} : link.Drain(final_quiet, options.answer_timeout);
   const std::optional<targets::IoStatus> ended_before_fin = link.ended();
   if (!ended_before_fin) {
     t->ShutdownWrite();
