@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -292,6 +293,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   bool target_gone = false;
   std::optional<Clock::time_point> unanswered_since;
 
+  std::mutex bookkeeping;
   // Remote runs keep to the profile the target runs.
   const fuzz::SessionRun run = [&](const proto::FuzzSession& s0) -> fuzz::OracleResult {
     proto::FuzzSession s = s0;
@@ -300,6 +302,7 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     s.mutable_connection()->set_target_crc_optional(false);
     s.mutable_connection()->set_target_markers(false);
     fuzz::RemoteResult r = fuzz::RunSessionRemote(s, *connector, remote);
+    const std::lock_guard<std::mutex> lock(bookkeeping);  // --jobs: sessions end on several threads
     const bool no_answer = !r.oracles.findings.empty() && r.oracles.findings.front().oracle == "no-answer";
     if (!no_answer) {
       ++answered;
@@ -320,6 +323,11 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
     so.seed = cmd.seed + round;
     so.deadline = deadline;
     so.only_profile = cmd.profile;
+    if (!in_process) {
+      // Batches fix the session stream; --jobs only says how many run at once.
+      so.batch = 32;
+      so.jobs = cmd.jobs;
+    }
     so.budget = cmd.runs ? static_cast<int>(std::max<long>(0, *cmd.runs - sessions)) : 1 << 30;
     if (so.budget == 0) break;
     fuzz::SearchResult r = fuzz::SearchSessions(run, so);
