@@ -202,7 +202,9 @@ class TargetCache {
         return *e.target;
       }
     }
-    entries_.push_back({key, std::make_unique<targets::ReferenceTarget>(SessionTargetConfig(s, faults))});
+    targets::ReferenceTargetConfig config = SessionTargetConfig(s, faults);
+    config.hand_back_memory = false;  // one connection per Reset: nobody reads it back
+    entries_.push_back({key, std::make_unique<targets::ReferenceTarget>(std::move(config))});
     return *entries_.back().target;
   }
 

@@ -546,7 +546,7 @@ void ReferenceTargetSession::Close(CloseReason reason) {
 // octets are moved, not copied. Only the connection that loaded memory last
 // stores it (StoreMemory would drop it anyway).
 void ReferenceTargetSession::Finish(bool release) {
-  if (!endpoint_ || !target_.OwnsMemory(serial_)) return;
+  if (!endpoint_ || !config_.hand_back_memory || !target_.OwnsMemory(serial_)) return;
   model::Resources& res = endpoint_->resources();
   const std::size_t n = target_.layout().memory_objects.size();
   std::vector<wire::Bytes> objects;

@@ -127,6 +127,12 @@ struct ReferenceTargetConfig {
   // Test-ULP 1.1 command records (§7): advertise flag 0x0020 and carry out
   // the commands the suite sends. false: a 1.0 target.
   bool commands = true;
+  // Hand each connection's memory back to the target when it closes, for
+  // the next Keep Memory connection and MemorySnapshot. A harness that runs
+  // one connection per target and then Resets it (the session fuzzer) turns
+  // it off: copying the memory back was a fifth of a fuzz session's cost.
+  // Off, every connection starts from the pattern.
+  bool hand_back_memory = true;
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
   // stay unread (the fault's description says 100 ms; tests shorten it).
   std::chrono::milliseconds late_hand_off{100};

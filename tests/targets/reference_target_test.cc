@@ -705,6 +705,27 @@ TEST(ReferenceTargetConnections, ResetMakesTheTargetAsNew) {
   EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(rw, rw.base_tagged_offset, 64));
 }
 
+// hand_back_memory off (the session fuzzer's targets): what a connection
+// wrote is not kept, so even a Keep Memory connection starts patterned.
+TEST(ReferenceTargetConnections, WithoutHandBackEveryConnectionStartsPatterned) {
+  ReferenceTargetConfig c;
+  c.hand_back_memory = false;
+  ReferenceTarget target(c);
+  wire::AdvertisedRegion rw;
+  {
+    Initiator init(target);
+    ASSERT_TRUE(init.Start());
+    rw = init.Region(RegionRole::kReadWrite);
+    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset,
+                                  ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
+    init.Close();
+  }
+  Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
+  ASSERT_TRUE(next.Start());
+  auto m = next.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+  EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(rw, rw.base_tagged_offset, 64));
+}
+
 TEST(ReferenceTargetConnections, RejectedWriteLeavesMemoryForTheKeepMemoryConnection) {
   ReferenceTarget target;
   {
