@@ -290,7 +290,7 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   endpoint_.emplace(ec);
   model::Resources& res = endpoint_->resources();
   const TargetLayout& layout = target_.layout();
-  std::vector<wire::Bytes> memory = target_.LoadMemory(serial_, keep_memory_);
+  std::vector<std::shared_ptr<const wire::Bytes>> memory = target_.LoadMemory(serial_, keep_memory_);
   std::vector<uint32_t> model_object(layout.memory_objects.size());
   for (std::size_t i = 0; i < layout.memory_objects.size(); ++i) {
     model_object[i] = res.CreateMemoryObject(std::move(memory[i]));
@@ -556,7 +556,7 @@ void ReferenceTargetSession::Finish(bool release) {
     if (release) {
       objects.push_back(res.ReleaseObjectBytes(i));
     } else {
-      auto bytes = res.ObjectBytes(i);
+      auto bytes = std::as_const(res).ObjectBytes(i);  // read only: no copy-on-write
       objects.emplace_back(bytes.begin(), bytes.end());
     }
   }

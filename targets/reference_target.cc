@@ -224,13 +224,13 @@ wire::Bytes ReferenceTarget::MemorySnapshot(uint16_t memory_object) const {
   return {};
 }
 
-std::vector<wire::Bytes> ReferenceTarget::LoadMemory(uint32_t serial, bool keep) {
+std::vector<std::shared_ptr<const wire::Bytes>> ReferenceTarget::LoadMemory(uint32_t serial, bool keep) {
   std::lock_guard<std::mutex> lock(mu_);
   memory_owner_ = serial;
-  if (keep && !memory_.empty()) return memory_;
-  std::vector<wire::Bytes> out;
-  out.reserve(pattern_.size());
-  for (const auto& p : pattern_) out.push_back(*p);
+  if (!keep || memory_.empty()) return pattern_;
+  std::vector<std::shared_ptr<const wire::Bytes>> out;
+  out.reserve(memory_.size());
+  for (const wire::Bytes& m : memory_) out.push_back(std::make_shared<const wire::Bytes>(m));
   return out;
 }
 

@@ -198,9 +198,10 @@ class ReferenceTarget {
  private:
   friend class ReferenceTargetSession;
   // Session hooks, all under mu_.
-  // Copies the memory objects for a connection that is starting: the kept
-  // contents, or the pattern (convention §4).
-  std::vector<wire::Bytes> LoadMemory(uint32_t serial, bool keep);
+  // The memory objects for a connection that is starting: the kept
+  // contents (a copy), or the shared pattern (convention §4), which the
+  // model copies only when the connection first writes.
+  std::vector<std::shared_ptr<const wire::Bytes>> LoadMemory(uint32_t serial, bool keep);
   // Whether `serial` is the last connection that loaded memory (only its
   // memory is worth storing).
   bool OwnsMemory(uint32_t serial) const;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -97,6 +98,10 @@ class Resources {
   uint32_t CreateMemoryObject(std::size_t size);
   // An object holding `contents` (taken over, not copied); returns its id.
   uint32_t CreateMemoryObject(wire::Bytes contents);
+  // An object that starts as `initial`, shared and never written: the first
+  // mutable access (ObjectBytes, RegionBytes of a non-const Resources)
+  // copies it. A session that only reads memory copies nothing.
+  uint32_t CreateMemoryObject(std::shared_ptr<const wire::Bytes> initial);
   // Moves an object's octets out (the object becomes empty): for an owner
   // that is done with these resources.
   wire::Bytes ReleaseObjectBytes(uint32_t memory_object);
@@ -131,7 +136,13 @@ class Resources {
   ReceiveBuffer PopReceive();
 
  private:
-  std::vector<wire::Bytes> objects_;
+  // Its own octets, or (until the first mutable access) `shared`.
+  struct MemoryObject {
+    wire::Bytes own;
+    std::shared_ptr<const wire::Bytes> shared;
+    std::span<const uint8_t> view() const { return shared ? std::span<const uint8_t>(*shared) : own; }
+  };
+  std::vector<MemoryObject> objects_;
   std::unordered_map<uint32_t, MemoryRegion> regions_;
   std::deque<ReceiveBuffer> receives_;
   uint64_t next_receive_id_ = 1;
