@@ -3,6 +3,7 @@
 // requirement id in the catalog (requirements.tsv).
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_error.h"
 #include "cli/cli_interrupt.h"
 #include "cli/cli_replay.h"
 #include "cli/commands.h"
@@ -129,12 +130,12 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   options.stop = &interrupt.level();
   const AuditReport r = replay::AuditCaptureFile(cmd.file, options);
   if (!r.read.opened || !r.link_type_supported) {
-    std::fprintf(err, "error: %s\n", r.read.error.c_str());
+    PrintError(err, "replay", r.read.error);
     return kExitUsage;
   }
   if (r.connection_missing) {
-    std::fprintf(err, "error: --connection %zu: %s has %zu TCP connection%s\n", *cmd.connection, cmd.file.c_str(),
-                 r.tcp_connections, r.tcp_connections == 1 ? "" : "s");
+    Errorf(err, "replay", "--connection {}: {} has {} TCP connection{}", *cmd.connection, cmd.file, r.tcp_connections,
+           r.tcp_connections == 1 ? "" : "s");
     return kExitUsage;
   }
   for (const capture::CaptureIssue& i : r.issues) {
@@ -143,11 +144,11 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
                     i.error->kind == wire::DecodeErrorKind::kMarkerMismatch)) {
       continue;
     }
-    std::fprintf(err, "%s: %s\n", i.severity == capture::IssueSeverity::kError ? "error" : "warning",
-                 i.message.c_str());
+    if (i.severity == capture::IssueSeverity::kError) PrintError(err, "replay", i.message);
+    else PrintWarning(err, "replay", i.message);
   }
   conformance::CatalogLoad load = conformance::Catalog::LoadDefault();
-  if (!load.ok()) std::fprintf(err, "warning: levels unknown: %s\n", load.error.Describe().c_str());
+  if (!load.ok()) PrintWarning(err, "replay", "levels unknown: " + load.error.Describe());
   if (cmd.json) {
     PrintJson(cmd, r, load.catalog, out);
   } else {
@@ -155,8 +156,10 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   std::fflush(out);
   if (!r.read.error.empty()) {
-    std::fprintf(err, "error: %s (the audit covers the frames before it only)\n", r.read.error.c_str());
-    return kExitUsage;
+    // A file cut short is malformed input: status 1, as with --decode (the
+    // frames before the cut were audited and printed).
+    Errorf(err, "replay", "{} (the audit covers the frames before it only)", r.read.error);
+    return kExitFail;
   }
   if (r.interrupted) {
     std::fprintf(err, "rdmapct replay: INTERRUPTED, partial: the audit covers the connections above only\n");

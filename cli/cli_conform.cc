@@ -18,7 +18,8 @@ namespace {
 
 using namespace conformance;
 
-constexpr const char* kPrefix = "rdmapct conform: ";
+// Every line through kPrefix is an error (cli_error.h: one style everywhere).
+constexpr const char* kPrefix = "rdmapct conform: error: ";
 
 int Usage(std::FILE* err, const std::string& message) {
   std::fprintf(err, "%s%s\n", kPrefix, message.c_str());

@@ -10,8 +10,9 @@
 // skipped; 1 a case failed (a MUST-level expectation missed); 2 usage
 // errors (bad flags, unknown fault, invalid case files, an empty
 // selection, an unwritable report path) and target errors (unreachable,
-// run aborted, cases in error); 130 interrupted (SIGINT / SIGTERM: the
-// reports hold the verdicts so far, marked partial).
+// run aborted, cases in error); 3 nothing was tested (every selected case,
+// or every selected MUST-level case, was skipped); 130 interrupted (SIGINT /
+// SIGTERM: the reports hold the verdicts so far, marked partial).
 #pragma once
 
 #include <cstdio>

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "reference/wire/hex.h"
 
@@ -57,13 +58,13 @@ bool ReadInput(const DecodeCommand& cmd, Input& in, std::FILE* err) {
   in.name = cmd.input;
   if (cmd.input == "-") {
     if (!ReadAll(std::cin, in.octets)) {
-      std::fprintf(err, "error: cannot read standard input\n");
+      PrintError(err, "decode", "cannot read standard input");
       return false;
     }
   } else {
     std::ifstream f(cmd.input, std::ios::binary);
     if (!f || !ReadAll(f, in.octets)) {
-      std::fprintf(err, "error: cannot read %s: %s\n", cmd.input.c_str(), std::strerror(errno));
+      Errorf(err, "decode", "cannot read {}: {}", cmd.input, std::strerror(errno));
       return false;
     }
   }
@@ -74,9 +75,9 @@ bool ReadInput(const DecodeCommand& cmd, Input& in, std::FILE* err) {
 // ---- output ------------------------------------------------------------------
 
 std::string ErrorLine(const wire::StreamError& e) {
-  std::string s = "error: " + wire::DescribeStreamError(e.error);
+  std::string s = wire::DescribeStreamError(e.error);
   if (e.frame_number != 0) s += " (frame " + std::to_string(e.frame_number) + ")";
-  return s;
+  return ErrorText("decode", s);
 }
 
 // Common part of the two renderers: errors go to `err` as they happen,
@@ -91,7 +92,7 @@ class OutputSink : public wire::StreamDecodeSink {
   void OnError(const wire::StreamError& e) override {
     Record(e);
     std::fflush(out_);
-    std::fprintf(err_, "%s\n", ErrorLine(e).c_str());
+    std::fputs(ErrorLine(e).c_str(), err_);
   }
   virtual void Finish() {}
 
@@ -218,9 +219,14 @@ int RunDecode(const DecodeCommand& cmd, std::FILE* out, std::FILE* err) {
       bad = r.error();
     }
     if (!ok) {
-      std::fprintf(err, "error: %s in %s\n", wire::DescribeHexError(bad, text).c_str(), in.name.c_str());
+      Errorf(err, "decode", "{} in {}", wire::DescribeHexError(bad, text), in.name);
       return kExitFail;
     }
+  }
+  // Nothing to decode is malformed input, not a silent success.
+  if (cmd.ddp && in.hex ? lines.empty() : in.octets.empty()) {
+    Errorf(err, "decode", "{} holds no octets to decode", in.name == "-" ? "standard input" : in.name);
+    return kExitFail;
   }
   std::unique_ptr<OutputSink> sink;
   if (cmd.json) sink = std::make_unique<JsonSink>(cmd, out, err);

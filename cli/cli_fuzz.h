@@ -45,6 +45,8 @@ struct FuzzRunCommand {
   int pause_after_reply_ms = 0;  // --pause-after-reply (live targets and their reproducer replays)
   bool quiet = false;
   bool stop_at_first = false;        // end the run at the first finding
+  std::chrono::milliseconds session_time{10'000};  // per-session caps (fuzz/session_worker.h)
+  std::size_t session_memory_mb = 384;
 };
 // Exit status: 0 no finding, 1 findings (written to out_dir), 2 usage or
 // the target never answered.
@@ -56,7 +58,7 @@ struct CampaignCommand {
   int jobs = 1;                        // libFuzzer -fork per harness
   std::string out_dir = "rdmapct-campaign";
   std::string fuzzers_dir;             // the fuzz_* binaries (default: found beside the source tree)
-  std::string source_dir;              // corpus/, fuzz/*.dict (default: compiled-in)
+  std::string source_dir;              // corpus/, fuzz/*.dict (default: RepositoryDir())
   std::vector<std::string> faults;     // RDMAPCT_SESSION_FAULTS for fuzz_session
   bool minimize = true;
   bool quiet = false;

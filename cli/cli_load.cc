@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "cli/cli_error.h"
 #include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 #include "targets/target_uri.h"
@@ -11,7 +12,7 @@ namespace rdmapct::cli {
 int RunLoadCommand(const LoadCommand& cmd, std::FILE* out, std::FILE* err) {
   constexpr const char* kPrefix = "rdmapct load: ";
   if (std::string e = targets::ValidateLoadOptions(cmd.options); !e.empty()) {
-    std::fprintf(err, "%s%s\n", kPrefix, e.c_str());
+    PrintError(err, "load", e);
     return kExitUsage;
   }
   targets::ConnectorOptions connector_options;
@@ -20,7 +21,7 @@ int RunLoadCommand(const LoadCommand& cmd, std::FILE* out, std::FILE* err) {
   std::string error;
   auto connector = targets::MakeConnector(cmd.target, connector_options, error);
   if (!connector) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    PrintError(err, "load", error);
     return kExitUsage;
   }
   InterruptScope interrupt("rdmapct load");
@@ -38,7 +39,7 @@ int RunLoadCommand(const LoadCommand& cmd, std::FILE* out, std::FILE* err) {
                  cmd.options.crc ? "on" : "off", *r.crc ? "on" : "off");
   }
   if (!r.ok()) {
-    std::fprintf(err, "%serror: %s\n", kPrefix, r.error.c_str());
+    PrintError(err, "load", r.error);
     return interrupt.interrupted() ? kExitInterrupted : kExitUsage;
   }
   return interrupt.interrupted() ? kExitInterrupted : kExitOk;

@@ -7,6 +7,7 @@
 
 #include "capture/capture_decode.h"
 #include "cli/cli_decode.h"
+#include "cli/cli_error.h"
 #include "cli/cli_interrupt.h"
 #include "cli/commands.h"
 
@@ -16,7 +17,6 @@ namespace {
 using capture::CaptureIssue;
 using capture::IssueSeverity;
 
-const char* Severity(const CaptureIssue& i) { return i.severity == IssueSeverity::kError ? "error" : "warning"; }
 
 // Common part of the renderers: issues go to `err` as they come, after
 // flushing what was printed so far so that the order reads right.
@@ -26,7 +26,8 @@ class ReplaySink : public capture::CaptureDecodeSink {
   void OnIssue(const CaptureIssue& i) override {
     Record(i);
     std::fflush(out_);
-    std::fprintf(err_, "%s: %s\n", Severity(i), i.message.c_str());
+    if (i.severity == IssueSeverity::kError) PrintError(err_, "replay", i.message);
+    else PrintWarning(err_, "replay", i.message);
   }
   virtual void Finish(const capture::CaptureDecodeSummary&) {}
 
@@ -142,25 +143,24 @@ int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   const capture::CaptureDecodeSummary s = capture::DecodeCaptureFile(cmd.file, options, *sink);
   if (!s.read.opened || !capture::SupportedLinkType(s.read.link_type)) {
-    std::fprintf(err, "error: %s\n", s.read.error.c_str());
+    PrintError(err, "replay", s.read.error);
     return kExitUsage;
   }
   if (s.connection_missing) {
     std::fflush(out);
-    std::fprintf(err, "error: --connection %zu: %s has %zu TCP connection%s%s\n", *cmd.connection, cmd.file.c_str(),
-                 s.connections, s.connections == 1 ? "" : "s",
-                 s.connections == 0 ? "" : (" (0.." + std::to_string(s.connections - 1) + ")").c_str());
+    Errorf(err, "replay", "--connection {}: {} has {} TCP connection{}{}", *cmd.connection, cmd.file, s.connections,
+           s.connections == 1 ? "" : "s",
+           s.connections == 0 ? "" : " (0.." + std::to_string(s.connections - 1) + ")");
     return kExitUsage;
   }
   if (s.connections == 0) {
     std::fflush(out);
-    std::fprintf(err, "warning: %s holds no TCP connection (%llu frames)\n", cmd.file.c_str(),
-                 static_cast<unsigned long long>(s.read.frames));
+    PrintWarning(err, "replay", fmt::format("{} holds no TCP connection ({} frames)", cmd.file, s.read.frames));
   }
   if (!s.read.error.empty() && json != nullptr) json->ReadError(s.read.error);
   sink->Finish(s);
   std::fflush(out);
-  if (!s.read.error.empty()) std::fprintf(err, "error: %s\n", s.read.error.c_str());
+  if (!s.read.error.empty()) PrintError(err, "replay", s.read.error);
   if (s.interrupted) {
     std::fprintf(err, "rdmapct replay: INTERRUPTED, partial: the frames above are those decoded before the signal\n");
     return kExitInterrupted;

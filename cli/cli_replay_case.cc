@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "cli/cli_conform.h"
+#include "cli/cli_error.h"
 #include "cli/cli_replay.h"
 #include "cli/commands.h"
 #include "pcaps/as_case.h"
@@ -19,7 +20,7 @@ bool BuildCase(const ReplayCommand& cmd, replay::AsCaseResult& r, std::FILE* err
   o.profile = cmd.profile;
   o.connection = cmd.connection;
   r = replay::CaptureAsCase(cmd.file, o);
-  if (!r.ok) std::fprintf(err, "error: %s\n", r.error.c_str());
+  if (!r.ok) PrintError(err, "replay", r.error);
   return r.ok;
 }
 
@@ -27,7 +28,7 @@ bool WriteText(const std::string& path, const std::string& text, std::FILE* err)
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f << text;
   f.close();
-  if (!f) std::fprintf(err, "error: %s: cannot write the script\n", path.c_str());
+  if (!f) PrintError(err, "replay", path + ": cannot write the script");
   return static_cast<bool>(f);
 }
 

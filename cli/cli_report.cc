@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "conformance/report_common.h"
 #include "conformance/report_compare.h"
@@ -9,12 +10,11 @@
 namespace rdmapct::cli {
 
 int RunReportCompare(const ReportCompareCommand& cmd, std::FILE* out, std::FILE* err) {
-  constexpr const char* kPrefix = "rdmapct report compare: ";
   std::vector<conformance::ComparedRun> runs(cmd.files.size());
   for (std::size_t i = 0; i < cmd.files.size(); ++i) {
     std::string error;
     if (!conformance::LoadComparedRun(cmd.files[i], runs[i], error)) {
-      std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+      PrintError(err, "report compare", error);
       return kExitUsage;
     }
   }
@@ -22,7 +22,7 @@ int RunReportCompare(const ReportCompareCommand& cmd, std::FILE* out, std::FILE*
   if (!cmd.html_file.empty()) {
     std::string error;
     if (!conformance::WriteTextFile(cmd.html_file, conformance::RenderCompareHtml(runs), error)) {
-      std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+      PrintError(err, "report compare", error);
       return kExitUsage;
     }
     std::fprintf(out, "matrix: %s\n", cmd.html_file.c_str());

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 
+#include "cli/cli_error.h"
 #include "cli/commands.h"
 #include "targets/in_process.h"
 
@@ -85,7 +86,7 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
   targets::ReferenceTargetConfig config;
   std::string error;
   if (!MakeServeConfig(cmd, config, error)) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    PrintError(err, "serve", error);
     return kExitUsage;
   }
   targets::TcpServerOptions options;
@@ -103,7 +104,7 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
   std::unique_ptr<targets::TcpServer> server =
       targets::TcpServer::Create(target, options, log, error);
   if (!server) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    PrintError(err, "serve", error);
     return kExitUsage;
   }
   {

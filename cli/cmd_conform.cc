@@ -52,10 +52,11 @@ constexpr const char* kConformHelp =
     "every requested report are still written, with the verdicts so far, marked\n"
     "\"INTERRUPTED, partial\" and listing the cases not run.\n"
     "\n"
-    "Exit status: 0 every case passed, warned or was skipped; 1 a case failed (a\n"
-    "MUST-level expectation missed); 2 bad flags, invalid case files, an empty\n"
-    "selection, an unreachable target, an aborted run or a case in error;\n"
-    "130 interrupted (SIGINT or SIGTERM).\n"
+    "Exit status: 0 every case passed, warned or was skipped, and something was\n"
+    "tested; 1 a case failed (a MUST-level expectation missed); 2 bad flags, invalid\n"
+    "case files, an empty selection, an unreachable target, an aborted run or a case\n"
+    "in error; 3 nothing was tested (every selected case, or every selected MUST-level\n"
+    "case, was skipped): never a pass; 130 interrupted (SIGINT or SIGTERM).\n"
     "\n"
     "Example: rdmapct conform --target reference --report report.html --junit junit.xml";
 
@@ -106,7 +107,7 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--fault", c.faults, "reference target fault switch (repeatable; rdmapct --list-faults)")
       ->allow_extra_args(false);
   sub->add_flag("--keep-going", c.keep_going, "do not stop after repeated connection failures");
-  sub->add_option("--cases-dir", c.cases_dir, "case tree (default: conformance/cases of the source tree)");
+  sub->add_option("--cases-dir", c.cases_dir, "case tree (default: conformance/cases of the data directory, see rdmapct --help)");
   sub->add_option("--script", c.scripts, "run the cases of this textproto file instead (repeatable)")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);

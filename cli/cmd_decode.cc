@@ -28,9 +28,10 @@ constexpr const char* kDecodeHelp =
     "An opcode the --profile does not define is shown as \"Unknown opcode\", not an\n"
     "error. Example streams: examples/streams/*.hex (each names its decode command).\n"
     "\n"
-    "Exit status: 0 all frames decoded; 1 malformed input (every frame before the\n"
-    "error is printed, then one 'error: <what> at offset <n>' line on stderr; with\n"
-    "--continue, CRC/Marker errors and undecodable segments are reported and skipped);\n"
+    "Exit status: 0 all frames decoded; 1 malformed or empty input (every frame\n"
+    "before the error is printed, then one 'rdmapct decode: error: <what> at offset\n"
+    "<n>' line on stderr; with --continue, CRC/Marker errors and undecodable\n"
+    "segments are reported and skipped);\n"
     "2 bad flags or unreadable input.\n"
     "\n"
     "Example: rdmapct decode --mpa --markers off --crc on examples/streams/all-opcodes-commit.hex";

@@ -23,17 +23,29 @@ constexpr const char* kFuzzHelp =
     "answering (no MPA Reply) is waited for (--restart-wait); --restart-command\n"
     "restarts it (e.g. a VM) when it does not come back by itself.\n"
     "\n"
-    "Every distinct finding (deduplicated by oracle and description without numbers)\n"
+    "Every distinct finding (deduplicated by oracle, violated requirement and the shape\n"
+    "of the diverging step; a finding its reproducer does not reproduce is flaky and not counted)\n"
     "goes to OUT/findings/<oracle>-<hash>/: session.pb and session.txt (the input),\n"
     "repro.textproto (a conformance script: `rdmapct conform --script FILE --target\n"
     "...`), and the script replayed once against the target: replay.txt, replay.json\n"
     "and a pcap. OUT/stats.json has the counts.\n"
     "\n"
-    "Exit status: 0 no finding; 1 findings; 2 bad flags or a target that never answered.\n"
+    "Bounds: the in-process reference runs its sessions in a child process; a\n"
+    "session over --session-time (default 10s) or --session-memory (default 384 MB\n"
+    "RSS) is cut and reported as a `resource` finding with its reproducer, so a run\n"
+    "stays under 512 MB RSS. --time is honoured within a second (sessions are cut\n"
+    "at it). A live target's session is cut at --session-time too.\n"
+    "\n"
+    "A status line every 10 s: sessions, sessions/s, findings, distinct, RSS.\n"
+    "SIGINT or SIGTERM ends the run: stats.json, summary.md and the findings so far\n"
+    "are written and marked \"interrupted\".\n"
+    "\n"
+    "Exit status: 0 no finding (flaky ones aside); 1 findings; 2 bad flags, a --profile\n"
+    "the target does not claim, or a target that never answered; 130 interrupted.\n"
     "\n"
     "Examples: rdmapct fuzz --target reference --fault wrong-terminate-code --time 20s\n"
     "          rdmapct fuzz --target tcp://127.0.0.1:4791 --profile rfc5040 --time 1h --out siw-fuzz\n"
-    "          rdmapct fuzz show corpus/fuzz_session/rfc5040_write\n"
+    "          rdmapct fuzz show corpus/fuzz_session/rfc5040_mixed\n"
     "          rdmapct fuzz campaign --harness all --time 8h --jobs 2 --out /var/lib/rdmapct";
 
 constexpr const char* kCampaignHelp =
@@ -49,7 +61,12 @@ constexpr const char* kCampaignHelp =
     "conformance script and its pcap). OUT/stats.json and OUT/summary.md report exec/s,\n"
     "coverage, corpus sizes and findings with their first-seen times.\n"
     "\n"
-    "Exit status: 0 no new finding; 1 new findings; 2 bad flags or no fuzzer binaries.";
+    "A status line every 10 s per harness (execs, exec/s, findings, distinct known,\n"
+    "RSS). SIGINT or SIGTERM stops the running harness, collects its artifacts and\n"
+    "writes stats.json and summary.md marked \"interrupted\".\n"
+    "\n"
+    "Exit status: 0 no new finding; 1 new findings; 2 bad flags or no fuzzer binaries;\n"
+    "130 interrupted.";
 
 }  // namespace
 
@@ -59,7 +76,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->require_subcommand(0, 1);
   struct State {
     FuzzRunCommand cmd;
-    std::string time = "60s", profile, restart_wait = "30s";
+    std::string time = "60s", profile, restart_wait = "30s", session_time = "10s";
     long runs = 0;
   };
   auto st = std::make_shared<State>();
@@ -68,7 +85,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--time", st->time, "how long (e.g. 90s, 10m, 1h; default 60s)");
   CLI::Option* runs = sub->add_option("--runs", st->runs, "at most this many sessions")->check(CLI::PositiveNumber);
   sub->add_option("--seed", st->cmd.seed, "random seed (default 1)");
-  sub->add_option("--profile", st->profile, "sessions of this profile only: rfc5040, rfc7306 or commit (a live target runs one)")
+  sub->add_option("--profile", st->profile, "sessions of this profile only: rfc5040, rfc7306 or commit (a live target: default and must match what its Advertisement claims)")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--out", st->cmd.out_dir, "findings and stats.json go here (default rdmapct-fuzz)");
   sub->add_option("--restart-wait", st->restart_wait, "wait this long for a target that stopped answering (default 30s)");
@@ -88,6 +105,11 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
                   "ms of quiet between a live target's MPA Reply and the first FPDU, also in reproducer replays "
                   "(default 0; see docs/reports/siw S7)")
       ->check(CLI::Range(0, 60'000));
+  sub->add_option("--session-time", st->session_time,
+                  "cut a session running longer as a `resource` finding (default 10s)");
+  sub->add_option("--session-memory", st->cmd.session_memory_mb,
+                  "MB of RSS at which an in-process session is cut as a `resource` finding (default 384)")
+      ->check(CLI::Range(32, 1 << 20));
   sub->add_flag("-q,--quiet", st->cmd.quiet, "only the final line");
   sub->add_flag("--stop-at-first", st->cmd.stop_at_first, "end the run at the first finding");
 
@@ -123,7 +145,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   camp->add_option("--jobs", cs->cmd.jobs, "libFuzzer fork workers per harness (default 1)")->check(CLI::Range(1, 256));
   camp->add_option("--out", cs->cmd.out_dir, "campaign directory, reused by the next campaign (default rdmapct-campaign)");
   camp->add_option("--fuzzers", cs->cmd.fuzzers_dir, "directory of the fuzz_* binaries (default $RDMAPCT_FUZZERS or build-fuzz/out)");
-  camp->add_option("--source", cs->cmd.source_dir, "source tree with corpus/ and fuzz/ (default: the compiled-in one)");
+  camp->add_option("--source", cs->cmd.source_dir, "source tree with corpus/ and build-fuzz/ (default: the one build/share/rdmapct links to)");
   camp->add_option("--fault", cs->cmd.faults, "reference faults for fuzz_session (repeatable)")->allow_extra_args(false);
   camp->add_flag("--no-minimize", cs->no_minimize, "keep findings as found");
   camp->add_flag("-q,--quiet", cs->cmd.quiet, "only the final line");
@@ -141,8 +163,11 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
     if (!t || t->count() <= 0) throw CLI::ValidationError("--time", "expected a duration like 90s, 10m or 1h");
     const auto w = ParseDuration(st->restart_wait);
     if (!w) throw CLI::ValidationError("--restart-wait", "expected a duration like 30s");
+    const auto session = ParseDuration(st->session_time);
+    if (!session || session->count() <= 0) throw CLI::ValidationError("--session-time", "expected a duration like 10s");
     st->cmd.time = *t;
     st->cmd.restart_wait = *w;
+    st->cmd.session_time = *session;
     if (runs->count() > 0) st->cmd.runs = st->runs;
     if (!st->profile.empty()) st->cmd.profile = wire::ParseProfile(st->profile);
     run = [st] { return RunFuzzRun(st->cmd, stdout, stderr); };

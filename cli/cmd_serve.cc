@@ -28,8 +28,8 @@ constexpr const char* kServeHelp =
     "connection: 1 MiB of unsent output (reading stops until the peer reads), reset\n"
     "after --idle-timeout seconds without progress or 10 s after the target's FIN.\n"
     "\n"
-    "Stop with SIGINT or SIGTERM (exit 0). Exit 2: bad flags or an address that\n"
-    "cannot be bound.\n"
+    "Stop with SIGINT or SIGTERM. Exit status: 0 stopped by SIGINT or SIGTERM; 2 bad\n"
+    "flags or an address that cannot be bound.\n"
     "\n"
     "Example: rdmapct serve --listen 127.0.0.1:4791 --profile rfc7306";
 

@@ -2,7 +2,22 @@
 #include <cstdio>
 #include <functional>
 
+#include "cli/cli_error.h"
+#include "cli/cli_help.h"
 #include "cli/commands.h"
+
+namespace {
+
+// "conform", "fuzz repro": the subcommands the command line selected.
+std::string SelectedCommand(const CLI::App* app) {
+  std::string path;
+  for (std::vector<CLI::App*> subs = app->get_subcommands(); !subs.empty(); subs = subs.front()->get_subcommands()) {
+    path += (path.empty() ? "" : " ") + subs.front()->get_name();
+  }
+  return path;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace rdmapct::cli;
@@ -11,11 +26,14 @@ int main(int argc, char** argv) {
   // At most one subcommand: `rdmapct --list-faults` runs without one.
   app.require_subcommand(0, 1);
   // Bad flags: one line naming the problem (exit status 2 below).
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("rdmapct: ") + e.what() + " (see --help)\n";
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    const std::string command = SelectedCommand(a);
+    return ErrorText(command, e.what() + std::string(" (see rdmapct ") + (command.empty() ? "" : command + " ") +
+                                  "--help)");
   });
   std::function<int()> run;
   RegisterVersion(app, run);
+  RegisterHelp(app, run);
   RegisterDecode(app, run);
   RegisterReplay(app, run);
   RegisterConform(app, run);
@@ -24,6 +42,9 @@ int main(int argc, char** argv) {
   RegisterFuzz(app, run);
   RegisterReport(app, run);
   RegisterListFaults(app, run);
+  // After the subcommands: CLI11 copies a parent's footer into subcommands
+  // created later.
+  app.footer(kMainFooter);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

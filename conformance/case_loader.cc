@@ -5,6 +5,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -82,6 +83,11 @@ void CheckExpect(const proto::Expect& e, const Case& c, std::vector<std::string>
     const proto::TerminateMatcher& t = e.terminate();
     if (t.accept().empty()) bad.push_back("terminate expectation with an empty accept-set");
     if (std::string m = CheckPreferred(t.accept(), "Terminate"); !m.empty()) bad.push_back(m);
+    for (const proto::TerminateCode& a : t.accept()) {
+      if (a.tolerated() && (a.preferred() || t.accept_size() == 1)) {
+        bad.push_back("a tolerated Terminate code cannot be the preferred one");
+      }
+    }
     if (std::string m = CheckPreferred(t.ddp_segment_length(), "DDP Segment Length"); !m.empty()) {
       bad.push_back(m);
     }
@@ -185,7 +191,61 @@ proto::Profile ToProtoProfile(wire::Profile p) {
   return proto::PROFILE_UNSPECIFIED;
 }
 
-fs::path DefaultCasesDir() { return RepositoryDir() / "conformance" / "cases"; }
+fs::path DefaultCasesDir() { return DataDir() / "conformance" / "cases"; }
+
+namespace {
+
+void ReplaceValue(std::string& s, const std::string& value) {
+  static constexpr std::string_view kPlaceholder = "{value}";
+  for (std::size_t at = s.find(kPlaceholder); at != std::string::npos; at = s.find(kPlaceholder, at + value.size())) {
+    s.replace(at, kPlaceholder.size(), value);
+  }
+}
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// One value of a sweep: the case with its id, title, notes and patched steps.
+LoadedCase SweepPoint(const LoadedCase& base, const proto::Sweep& sweep, const proto::SweepValue& v,
+                      std::vector<std::string>& errors) {
+  LoadedCase one = base;
+  one.sweep_case = base.id();
+  one.sweep_parameter = sweep.parameter();
+  one.sweep_value = v.value();
+  one.proto.set_id(base.id() + (v.has_id_suffix() ? v.id_suffix() : "-" + Lower(v.value())));
+  std::string title = v.title().empty() ? base.proto.title() : v.title();
+  ReplaceValue(title, v.value());
+  one.proto.set_title(title);
+  for (const proto::StepPatch& p : v.patch()) {
+    if (static_cast<int>(p.step()) >= one.proto.step_size()) {
+      errors.push_back(base.where() + ": case " + base.id() + ": sweep value " + v.value() + " patches step " +
+                       std::to_string(p.step()) + " of " + std::to_string(one.proto.step_size()));
+      continue;
+    }
+    one.proto.mutable_step(static_cast<int>(p.step()))->MergeFrom(p.merge());
+  }
+  for (proto::Step& s : *one.proto.mutable_step()) ReplaceValue(*s.mutable_note(), v.value());
+  ReplaceValue(*one.proto.mutable_notes(), v.value());
+  return one;
+}
+
+// A case without a sweep as it is; a swept case as one case per value.
+void Expand(LoadedCase lc, std::vector<LoadedCase>& out, std::vector<std::string>& errors) {
+  if (!lc.proto.has_sweep()) {
+    out.push_back(std::move(lc));
+    return;
+  }
+  const proto::Sweep sweep = lc.proto.sweep();
+  lc.proto.clear_sweep();
+  if (sweep.value().empty() || sweep.parameter().empty()) {
+    errors.push_back(lc.where() + ": case " + lc.id() + ": a sweep needs a parameter and at least one value");
+  }
+  for (const proto::SweepValue& v : sweep.value()) out.push_back(SweepPoint(lc, sweep, v, errors));
+}
+
+}  // namespace
 
 CaseLoad ParseCaseFile(std::string_view text, const std::string& label, const std::string& document,
                        const std::string& section) {
@@ -209,7 +269,7 @@ CaseLoad ParseCaseFile(std::string_view text, const std::string& label, const st
     lc.line = locations.GetLocation(case_field, i).line + 1;
     lc.document = document;
     lc.section = section;
-    out.cases.push_back(std::move(lc));
+    Expand(std::move(lc), out.cases, out.errors);
   }
   return out;
 }
@@ -221,12 +281,32 @@ CaseLoad LoadCaseFiles(const fs::path& dir) {
     out.errors.push_back(dir.string() + ": not a directory of case files");
     return out;
   }
-  std::vector<fs::path> files;
-  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".textproto") files.push_back(e.path());
+  // A case tree is two levels deep (<doc>/<section>_<slug>.textproto) and
+  // has a directory named after a document: look no deeper, and say "not a
+  // case tree" once otherwise, so that pointing --cases-dir at /tmp or $HOME
+  // neither walks the whole tree nor lists every stray file in it.
+  static constexpr std::string_view kDocuments[] = {"rfc5040", "rfc7306", "commit", "rfc5041", "rfc5044", "rfc6581"};
+  std::vector<fs::path> files, in_docs;
+  bool has_document = false;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_regular_file(ec) && e.path().extension() == ".textproto") files.push_back(e.path());
+    if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
+    const std::string name = e.path().filename().string();
+    std::vector<fs::path> here;
+    std::error_code inner;
+    for (const fs::directory_entry& f : fs::directory_iterator(e.path(), inner)) {
+      if (f.is_regular_file(inner) && f.path().extension() == ".textproto") here.push_back(f.path());
+    }
+    has_document |= !here.empty() && std::find(std::begin(kDocuments), std::end(kDocuments), name) != std::end(kDocuments);
+    in_docs.insert(in_docs.end(), here.begin(), here.end());
   }
+  if (!has_document) {
+    out.errors.push_back(dir.string() + ": not a case tree (no <doc>/<section>_<slug>.textproto case files, "
+                         "<doc> being rfc5040, rfc7306, commit, rfc5041, rfc5044 or rfc6581)");
+    return out;
+  }
+  files.insert(files.end(), in_docs.begin(), in_docs.end());
   std::sort(files.begin(), files.end());
-  if (files.empty()) out.errors.push_back(dir.string() + ": no *.textproto case files");
   for (const fs::path& p : files) {
     const fs::path rel = p.lexically_relative(dir);
     if (std::distance(rel.begin(), rel.end()) != 2) {
@@ -280,7 +360,8 @@ bool MatchesFilter(const LoadedCase& c, const CaseFilter& f) {
   };
   const std::string section = IdComponent(c.id(), 1);
   return any(f.ids, [&](const std::string& g) {
-           return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0;
+           return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0 ||
+                  (!c.sweep_case.empty() && (g == c.sweep_case || fnmatch(g.c_str(), c.sweep_case.c_str(), 0) == 0));
          }) &&
          any(f.sections, [&](const std::string& s) {
            return section == s || section.rfind(s + ".", 0) == 0;

@@ -28,6 +28,9 @@ struct LoadedCase {
   int line = 0;          // 1-based line of the `case {` in that file (0: unknown)
   std::string document;  // directory under cases/, e.g. "rfc5040"
   std::string section;   // file name up to the first '_', e.g. "7.2"
+  // One value of a Case.sweep (the loader expands a swept case into one
+  // LoadedCase per value): the swept case's own id, its parameter, this value.
+  std::string sweep_case, sweep_parameter, sweep_value;
 
   const std::string& id() const { return proto.id(); }
   // "<file>:<line>" for messages.
@@ -42,12 +45,14 @@ struct CaseLoad {
   bool ok() const { return errors.empty(); }
 };
 
-// The case files compiled in: RepositoryDir()/conformance/cases.
+// The case tree of rdmapct's data directory: DataDir()/conformance/cases.
 std::filesystem::path DefaultCasesDir();
 
 // Parses one case file. `label` names it in errors; `document` and `section`
 // are what its place in the tree says (the id prefix "<document>/<section>/").
-// A file without cases is an error.
+// A file without cases is an error. A case with a `sweep` becomes one case
+// per value (id `<id><id_suffix>`, its steps patched, `{value}` replaced in
+// the title and notes).
 CaseLoad ParseCaseFile(std::string_view text, const std::string& label,
                        const std::string& document, const std::string& section);
 
@@ -65,7 +70,7 @@ CaseLoad LoadCases(const std::filesystem::path& dir = DefaultCasesDir());
 // Case selection. Within each list any entry may match; the lists combine
 // with AND; an empty list does not restrict.
 struct CaseFilter {
-  std::vector<std::string> ids;        // exact id or a glob ('*', '?', '[...]')
+  std::vector<std::string> ids;        // exact id or a glob ('*', '?', '[...]'); a swept case's own id selects every value
   std::vector<std::string> sections;   // "7.2" selects 7.2 and 7.2.x
   std::vector<std::string> documents;  // "rfc5040"
   std::vector<proto::Level> levels;

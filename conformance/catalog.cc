@@ -6,10 +6,6 @@
 #include <sstream>
 #include <utility>
 
-#ifndef RDMAPCT_REPO_DIR
-#error "RDMAPCT_REPO_DIR must name the source tree (set by conformance/CMakeLists.txt)"
-#endif
-
 namespace rdmapct::conformance {
 namespace {
 
@@ -20,7 +16,7 @@ struct LevelSpelling {
   std::string_view text;
 };
 
-// The spellings of NOTES.md §2, exactly as they appear in the TSV.
+// The spellings of decisions D-CONV, exactly as they appear in the TSV.
 constexpr std::array<LevelSpelling, 15> kLevels{{
     {Level::kMust, "MUST"},
     {Level::kMustNot, "MUST NOT"},
@@ -39,7 +35,7 @@ constexpr std::array<LevelSpelling, 15> kLevels{{
     {Level::kDesc, "DESC"},
 }};
 
-// The id prefix of each `doc` value (NOTES.md §2: R5040-<sec>-NN, RCOMMIT-...).
+// The id prefix of each `doc` value (decisions D-CONV: R5040-<sec>-NN, RCOMMIT-...).
 constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kDocPrefixes{{
     {"RFC5040", "R5040"},
     {"RFC7306", "R7306"},
@@ -158,7 +154,7 @@ bool Requirement::informative_appendix() const {
 }
 
 Grade Requirement::grade() const {
-  // NOTES.md §5.3: rows from informative appendices are warnings whatever
+  // decisions D-S3: rows from informative appendices are warnings whatever
   // their keyword.
   if (informative_appendix()) return Grade::kWarn;
   switch (level) {
@@ -241,9 +237,25 @@ const Requirement* Catalog::Find(std::string_view id) const {
   return it == by_id_.end() ? nullptr : &rows_[it->second];
 }
 
+std::filesystem::path DataDir() {
+  if (const char* env = std::getenv(kDataDirVariable); env && *env) return env;
+  // /proc/self/exe, not argv[0]: the binary may have been found through PATH.
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::filesystem::path bin = ec ? std::filesystem::current_path(ec) : exe.parent_path();
+  // <prefix>/bin/rdmapct -> <prefix>/share/rdmapct; build/rdmapct and
+  // build/tests/<test> -> build/share/rdmapct (a link to the source tree).
+  for (std::filesystem::path base = bin; ; base = base.parent_path()) {
+    const std::filesystem::path candidate = base / "share" / "rdmapct";
+    if (std::filesystem::is_regular_file(candidate / "conformance" / "requirements.tsv", ec)) return candidate;
+    if (base == bin.parent_path().parent_path() || base == base.parent_path()) break;
+  }
+  return bin.parent_path() / "share" / "rdmapct";  // absent: errors name the expected place
+}
+
 std::filesystem::path RepositoryDir() {
   if (const char* env = std::getenv("RDMAPCT_SOURCE_DIR"); env && *env) return env;
-  return RDMAPCT_REPO_DIR;
+  return DataDir();
 }
 
 std::optional<std::filesystem::path> FindRequirementsFile(std::string* why) {
@@ -255,15 +267,12 @@ std::optional<std::filesystem::path> FindRequirementsFile(std::string* why) {
     if (why) *why = "RDMAPCT_SPEC_DIR is set but " + p.string() + " does not exist";
     return std::nullopt;
   }
-  const std::filesystem::path repo = RepositoryDir();
-  for (const std::filesystem::path& p :
-       {repo / ".." / "shared" / "spec" / "requirements.tsv",
-        repo / "conformance" / "requirements.tsv"}) {
-    if (std::filesystem::is_regular_file(p, ec)) return p.lexically_normal();
-  }
+  const std::filesystem::path p = (DataDir() / "conformance" / "requirements.tsv").lexically_normal();
+  if (std::filesystem::is_regular_file(p, ec)) return p;
   if (why) {
-    *why = "no requirements.tsv in " + (repo / ".." / "shared" / "spec").string() + " or " +
-           (repo / "conformance").string() + "; set RDMAPCT_SPEC_DIR";
+    *why = "no requirements.tsv at " + p.string() + "; set " + kDataDirVariable +
+           " to rdmapct's data directory (<prefix>/share/rdmapct) or RDMAPCT_SPEC_DIR to a directory "
+           "holding requirements.tsv";
   }
   return std::nullopt;
 }

@@ -1,16 +1,15 @@
 // The requirement catalog (requirements.tsv): every normative statement of
 // RFC 5040, 7306, 5041, 5044, 6581 and draft-talpey-rdma-commit-01 with a
 // stable id. Cases cite these ids; the runner grades results by the level of
-// the rows a check cites (NOTES.md §5.3). The TSV is the single copy of the
+// the rows a check cites (decisions D-S3). The TSV is the single copy of the
 // RFC paraphrases: code never repeats them.
 //
 // Where the file comes from (FindRequirementsFile):
 //   1. $RDMAPCT_SPEC_DIR/requirements.tsv when RDMAPCT_SPEC_DIR is set
 //      (an explicit choice: a missing file there is an error, no fallback);
-//   2. <repo>/../shared/spec/requirements.tsv when it exists (the live copy);
-//   3. <repo>/conformance/requirements.tsv, the vendored copy, so the tool
-//      works on a machine without shared/.
-// <repo> is the source tree compiled in, overridable with RDMAPCT_SOURCE_DIR.
+//   2. DataDir()/conformance/requirements.tsv.
+// No path of the source tree is compiled in: an installed or moved binary
+// finds its data next to itself (DataDir).
 #pragma once
 
 #include <cstddef>
@@ -24,7 +23,7 @@
 
 namespace rdmapct::conformance {
 
-// The `level` column as written (NOTES.md §2): BCP 14 keywords, their
+// The `level` column as written (decisions D-CONV): BCP 14 keywords, their
 // lower-case-only forms "(lc)", and the DESC / TABLE pseudo-levels.
 enum class Level : uint8_t {
   kMust, kMustNot, kRequired, kShould, kShouldNot, kRecommended, kMay, kOptional,
@@ -34,7 +33,7 @@ enum class Level : uint8_t {
 
 enum class WireObservable : uint8_t { kYes, kPartial, kNo };
 
-// How a failed check of a row is graded (NOTES.md §5.3).
+// How a failed check of a row is graded (decisions D-S3).
 enum class Grade : uint8_t {
   kFail,       // MUST / MUST NOT / REQUIRED
   kWarn,       // SHOULD family, lower-case keywords, informative appendices
@@ -107,7 +106,20 @@ struct CatalogLoad {
   bool ok() const { return catalog.has_value(); }
 };
 
-// The source tree: $RDMAPCT_SOURCE_DIR if set, else the compiled-in path.
+// rdmapct's data directory, laid out like the repository (conformance/cases/,
+// conformance/requirements.tsv, conformance/reasons/, docs/decisions.md):
+//   1. $RDMAPCT_DATA_DIR when set (listed in `rdmapct --help`);
+//   2. the nearest <dir>/share/rdmapct holding conformance/requirements.tsv,
+//      <dir> being the executable's directory or one of its two parents:
+//      <prefix>/share/rdmapct for an installed <prefix>/bin/rdmapct, and
+//      build/share/rdmapct (a link to the source tree made by CMake) for
+//      build/rdmapct and the test binaries under build/;
+//   3. else <exe dir>/../share/rdmapct, which does not exist (errors name it).
+inline constexpr const char* kDataDirVariable = "RDMAPCT_DATA_DIR";
+std::filesystem::path DataDir();
+
+// The tree the developer tests read (fault_matrix.tsv, coverage_todo.tsv):
+// $RDMAPCT_SOURCE_DIR when set (CTest sets it), else DataDir().
 std::filesystem::path RepositoryDir();
 
 // The catalog file by the search order above; nullopt with `why` filled when

@@ -1,12 +1,12 @@
 #include "conformance/connection.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <thread>
 
 #include "conformance/frame_text.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/describe.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/mpa_markers.h"
@@ -54,11 +54,7 @@ std::vector<std::size_t> LogicalToWire(uint32_t p0, std::size_t wire_size, bool 
 // Marker RESERVED, FPDUPTR's low bits) and so never show up as a deframing
 // error: checked on every target FPDU. `raw` starts at Marker-space
 // position `p0` (the target's first FPDU is position 0).
-std::string HexValue(unsigned v, int digits) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%0*x", digits, v);
-  return b;
-}
+using wire::HexValue;
 
 std::string SenderFramingProblem(uint32_t p0, wire::ByteSpan raw, bool markers, uint16_t ulpdu_length) {
   if (ulpdu_length > wire::kMaxPostedUlpduLength) {

@@ -98,13 +98,13 @@ ReasonsLoad LoadReasons(const std::filesystem::path& path) {
 }
 
 std::filesystem::path DefaultUncoveredReasonsFile() {
-  return RepositoryDir() / "conformance" / "uncovered_reasons.tsv";
+  return DataDir() / "conformance" / "uncovered_reasons.tsv";
 }
 
 ReasonsLoad LoadUncoveredReasons() {
   std::vector<std::filesystem::path> files;
   if (std::filesystem::exists(DefaultUncoveredReasonsFile())) files.push_back(DefaultUncoveredReasonsFile());
-  const std::filesystem::path dir = RepositoryDir() / "conformance" / "reasons";
+  const std::filesystem::path dir = DataDir() / "conformance" / "reasons";
   std::error_code ec;
   std::vector<std::filesystem::path> per_doc;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {

@@ -2,7 +2,7 @@
 // (`rdmapct conform --coverage`), and which MUST-level rows nothing checks.
 //
 // Rows are classed by how a missed check is graded (Requirement::grade(),
-// NOTES.md §5.3): MUST / MUST NOT / REQUIRED rows are the ones coverage is
+// decisions D-S3): MUST / MUST NOT / REQUIRED rows are the ones coverage is
 // about; SHOULD-level rows (SHOULD family, lower-case keywords, informative
 // appendices) are shown for information. MAY and DESC / TABLE rows are not
 // tabled (a case may still cite them).
@@ -44,7 +44,7 @@ struct ReasonsLoad {
 };
 ReasonsLoad ParseReasons(std::string_view tsv, const std::string& source);
 ReasonsLoad LoadReasons(const std::filesystem::path& path);
-// RepositoryDir()/conformance/uncovered_reasons.tsv.
+// DataDir()/conformance/uncovered_reasons.tsv.
 std::filesystem::path DefaultUncoveredReasonsFile();
 // Every reason the repository holds: uncovered_reasons.tsv (rows no document
 // owns: IPsec, multi-stream LLPs, ...) plus conformance/reasons/<doc>.tsv,

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <variant>
 
+#include "reference/wire/hex.h"
 #include "reference/wire/opcodes.h"
 
 namespace rdmapct::conformance {
@@ -64,51 +65,21 @@ std::string HeaderText(const wire::RdmapHeader& header) {
 }  // namespace
 
 std::string HexString(wire::ByteSpan data, std::size_t max) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
   const std::size_t n = std::min(max, data.size());
-  s.reserve(n * 3);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (i) s += ' ';
-    s += kDigits[data[i] >> 4];
-    s += kDigits[data[i] & 0xF];
-  }
+  std::string s = wire::HexOctets(data.first(n));
   if (n < data.size()) s += " ... (" + std::to_string(data.size()) + " octets)";
   return s;
 }
 
 std::optional<wire::Bytes> ParseHexString(std::string_view text) {
-  wire::Bytes out;
-  int high = -1;
-  for (char c : text) {
-    int v;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') v = c - 'A' + 10;
-    else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-    else return std::nullopt;
-    if (high < 0) {
-      high = v;
-    } else {
-      out.push_back(static_cast<uint8_t>(high << 4 | v));
-      high = -1;
-    }
-  }
-  if (high >= 0) return std::nullopt;
-  return out;
+  wire::Result<wire::Bytes> octets = wire::ParseHex(text);
+  if (!octets.ok()) return std::nullopt;
+  return std::move(*octets);
 }
 
-std::string Hex32(uint32_t v) {
-  char b[16];
-  std::snprintf(b, sizeof b, "0x%08x", v);
-  return b;
-}
+std::string Hex32(uint32_t v) { return wire::HexValue(v, 8); }
 
-std::string Hex64(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(v));
-  return b;
-}
+std::string Hex64(uint64_t v) { return wire::HexValue(v, 16); }
 
 std::string TerminateCodeText(wire::TerminateCode code) {
   char b[24];

@@ -22,8 +22,9 @@ namespace rdmapct::conformance {
 // octets, then " ... (N octets)".
 std::string HexString(wire::ByteSpan data, std::size_t max = SIZE_MAX);
 
-// Hex digits in either case, whitespace ignored (case files: `hex` fields);
-// nullopt on any other character or an odd digit count.
+// The octets of a case file's `hex` field, read by wire::ParseHex (digits in
+// either case, whitespace, optional 0x prefixes, # comments); nullopt on any
+// other character or an odd digit count.
 std::optional<wire::Bytes> ParseHexString(std::string_view text);
 
 // "0x0000001a" style.

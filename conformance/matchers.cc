@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "conformance/frame_text.h"
+#include "proto/message_type.h"
 #include "reference/wire/opcodes.h"
 
 namespace rdmapct::conformance {
@@ -128,7 +129,7 @@ std::string FrameMismatch(const proto::FrameMatcher& m, const ReceivedFrame& fra
   auto view = wire::DecodeRdmapSegment(frame.ulpdu, ctx.profile);
   if (!view.ok()) return "undecodable frame: " + view.error().Describe();
   if (m.type() != proto::Message::TYPE_UNSPECIFIED) {
-    const auto want = static_cast<wire::Opcode>(m.type() - 1);
+    const wire::Opcode want = proto::OpcodeOf(m.type());
     if (!view->opcode_known || view->opcode() != want) {
       return std::string("expected ") + wire::OpcodeName(want) + ", got " + SummarizeUlpdu(frame.ulpdu, ctx.profile);
     }
@@ -144,7 +145,7 @@ std::string FrameMismatch(const proto::FrameMatcher& m, const ReceivedFrame& fra
 
 std::string FrameExpectation(const proto::FrameMatcher& m) {
   std::string s = m.type() != proto::Message::TYPE_UNSPECIFIED
-                      ? wire::OpcodeName(static_cast<wire::Opcode>(m.type() - 1))
+                      ? wire::OpcodeName(proto::OpcodeOf(m.type()))
                       : std::string("a frame");
   if (m.fields().ByteSizeLong() > 0) s += " with " + m.fields().ShortDebugString();
   if (m.count() > 1) s += " (" + std::to_string(m.count()) + " in a row)";

@@ -5,7 +5,7 @@
 // passes. All expectations come from the case file: a matcher never asks a
 // model what the answer should be.
 //
-// Grading (NOTES.md §5): a miss is graded at the expectation's level
+// Grading (decisions D-S): a miss is graded at the expectation's level
 // (VerdictForMiss); Terminate codes by accept-set (preferred or another
 // accepted member: pass; another registered code: the case's
 // other_registered level, default warn; an unassigned code, a malformed

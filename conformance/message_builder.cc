@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "conformance/frame_text.h"
+#include "proto/message_type.h"
 #include "reference/wire/ddp.h"
 #include "reference/wire/ddp_segmentation.h"
 #include "reference/wire/opcodes.h"
@@ -399,6 +400,14 @@ bool ResolveOptional(bool present, const proto::RegionRef& ref, const RegionMap&
   return r.has_value();
 }
 
+// Message.length_from_mulpdu: what `segments` Read Response segments of
+// the target carry at its MULPDU (each after a 14-octet tagged DDP header).
+uint32_t LengthFromMulpdu(const proto::MulpduLength& l, std::size_t target_mulpdu) {
+  const int64_t per_segment = static_cast<int64_t>(target_mulpdu) - static_cast<int64_t>(wire::kDdpTaggedHeaderLength);
+  const int64_t n = static_cast<int64_t>(std::max<uint32_t>(l.segments(), 1)) * per_segment + l.delta();
+  return static_cast<uint32_t>(std::clamp<int64_t>(n, 0, UINT32_MAX));
+}
+
 // RDMAP header (or the case's raw header octets) followed by the payload.
 std::optional<wire::Bytes> Body(const wire::RdmapHeader& header, const std::optional<std::string>& header_hex,
                                 const wire::Bytes& payload, std::string& error) {
@@ -425,7 +434,7 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     error = "a message without a type";
     return std::nullopt;
   }
-  const auto op = static_cast<Opcode>(m.type() - 1);
+  const Opcode op = proto::OpcodeOf(m.type());
   const wire::OpcodeInfo& info = wire::InfoFor(op);
   ResolvedRef remote, invalidate;
   if (!ResolveOptional(m.has_remote(), m.remote(), *ctx.regions, remote, error) ||
@@ -440,8 +449,10 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     payload->resize(*n);
     for (std::size_t i = old; i < payload->size(); ++i) (*payload)[i] = static_cast<uint8_t>(i);
   }
-  const uint32_t length = m.has_length() ? m.length()
-                          : op == Opcode::kRdmaReadRequest ? 64 : static_cast<uint32_t>(payload->size());
+  const uint32_t length = m.has_length_from_mulpdu() ? LengthFromMulpdu(m.length_from_mulpdu(), ctx.target_mulpdu)
+                          : m.has_length()              ? m.length()
+                          : op == Opcode::kRdmaReadRequest ? 64
+                                                           : static_cast<uint32_t>(payload->size());
   // "next" MSN of the opcode's queue; an explicit MSN does not advance it.
   const int qn = info.tagged ? -1 : info.queue_number;
   uint32_t msn = qn >= 0 ? ctx.state->next_msn[qn] : 0;

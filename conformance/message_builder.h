@@ -65,6 +65,7 @@ struct BuildContext {
   const RegionMap* regions = nullptr;
   std::size_t mulpdu = 1448;  // MULPDU of the suite -> target direction
   SendState* state = nullptr;
+  std::size_t target_mulpdu = 1454;  // MULPDU of the target -> suite direction (Message.length_from_mulpdu)
 };
 
 // An RDMA Write the suite expects to have landed (for its memory model).

@@ -9,6 +9,8 @@
 #include <map>
 #include <mutex>
 
+#include "reference/wire/hex.h"
+
 namespace rdmapct::conformance {
 namespace {
 
@@ -141,6 +143,32 @@ bool SectionLess(std::string_view a, std::string_view b) {
   return a < b;
 }
 
+std::vector<SweepGroup> GroupSweeps(const RunResult& run) {
+  std::vector<SweepGroup> out;
+  for (const CaseResult& c : run.cases) {
+    if (c.sweep_case.empty()) continue;
+    auto g = std::find_if(out.begin(), out.end(), [&](const SweepGroup& s) { return s.case_id == c.sweep_case; });
+    if (g == out.end()) {
+      out.push_back(SweepGroup{c.sweep_case, c.sweep_parameter, {}, {}});
+      g = out.end() - 1;
+    }
+    g->values.push_back(&c);
+    g->counts.Add(c.verdict);
+  }
+  return out;
+}
+
+std::string SweepLabel(const CaseResult& c) {
+  return c.sweep_case.empty() ? std::string() : c.sweep_parameter + "=" + c.sweep_value;
+}
+
+std::string SweepValuesText(const SweepGroup& g) {
+  std::string out = g.parameter + ":";
+  for (const CaseResult* c : g.values) out += " " + c->sweep_value + " " + VerdictLabel(c->verdict) + ",";
+  if (!g.values.empty()) out.pop_back();
+  return out;
+}
+
 std::vector<DocumentGroup> GroupCases(const RunResult& run) {
   std::map<std::string, DocumentGroup> docs;
   for (const CaseResult& c : run.cases) {
@@ -222,37 +250,12 @@ std::string SecondsText(std::chrono::microseconds d) {
 std::string HexDump(wire::ByteSpan data, uint64_t base, std::size_t max) {
   std::string out;
   const std::size_t shown = std::min(max, data.size());
-  for (std::size_t row = 0; row < shown; row += 16) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%04llx ", static_cast<unsigned long long>(base + row));
-    out += buf;
-    std::string ascii;
-    for (std::size_t i = row; i < row + 16; ++i) {
-      if (i == row + 8) out += ' ';
-      if (i < shown) {
-        std::snprintf(buf, sizeof buf, " %02x", data[i]);
-        out += buf;
-        ascii += (data[i] >= 0x20 && data[i] < 0x7F) ? static_cast<char>(data[i]) : '.';
-      } else {
-        out += "   ";
-      }
-    }
-    out += "  " + ascii + "\n";
-  }
+  for (const std::string& line : wire::HexDumpLines(data.first(shown), base)) out += line + "\n";
   if (shown < data.size()) out += "... " + std::to_string(data.size() - shown) + " more octets\n";
   return out;
 }
 
-std::string HexDigits(wire::ByteSpan data) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(data.size() * 2);
-  for (uint8_t b : data) {
-    out += kDigits[b >> 4];
-    out += kDigits[b & 0xF];
-  }
-  return out;
-}
+std::string HexDigits(wire::ByteSpan data) { return wire::HexOctets(data, 0); }
 
 std::string Indent(std::string_view text, std::string_view indent) {
   std::string out;

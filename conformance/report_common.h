@@ -80,6 +80,20 @@ struct DocumentGroup {
 // Documents in name order; every case in exactly one section group.
 std::vector<DocumentGroup> GroupCases(const RunResult& run);
 
+// The values of one swept case (Case.sweep), in run order: one sub-result
+// per value, TLS-Anvil style.
+struct SweepGroup {
+  std::string case_id;    // the swept case's own id
+  std::string parameter;
+  std::vector<const CaseResult*> values;
+  Counts counts;
+};
+std::vector<SweepGroup> GroupSweeps(const RunResult& run);
+// "misalignment=3" for a value of a swept case, else "".
+std::string SweepLabel(const CaseResult& c);
+// "misalignment: 1 PASS, 2 FAIL, ..." one entry per value.
+std::string SweepValuesText(const SweepGroup& g);
+
 // Cases whose verdict is in `verdicts`, in run order.
 std::vector<const CaseResult*> CasesWith(const RunResult& run, std::initializer_list<Verdict> verdicts);
 

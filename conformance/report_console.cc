@@ -56,6 +56,7 @@ std::string ChoiceText(const AcceptChoice& ch) {
   std::string s = ch.what + ": " + ch.chosen;
   if (!ch.in_set) s += " (outside the accept-set)";
   else if (ch.preferred) s += " (preferred)";
+  else if (ch.tolerated) s += " (tolerated: the RFC names another code)";
   else s += " (accepted alternative)";
   if (!ch.note.empty()) s += " [" + ch.note + "]";
   return s;
@@ -121,7 +122,9 @@ std::string CaseIdList(std::string_view what, const std::vector<std::string>& id
 }  // namespace
 
 std::string RenderCaseLine(const CaseResult& c, ConsoleStyle style) {
-  return PaddedVerdict(c.verdict, style) + "  " + SanitizeUtf8(c.id) + "  " + SanitizeUtf8(c.title);
+  const std::string sweep = SweepLabel(c);
+  return PaddedVerdict(c.verdict, style) + "  " + SanitizeUtf8(c.id) + "  " + SanitizeUtf8(c.title) +
+         (sweep.empty() ? "" : "  [" + SanitizeUtf8(sweep) + "]");
 }
 
 std::string RenderFrame(const FrameRecord& f, std::size_t index, std::size_t max_dump) {
@@ -180,6 +183,12 @@ std::string RenderConsoleSummary(const RunResult& run, ConsoleStyle style) {
   }
   const Counts total = CountVerdicts(run.cases);
   out += fmt::format("  {:<12} {}\n", "total", CountsText(total));
+  const std::vector<SweepGroup> sweeps = GroupSweeps(run);
+  if (!sweeps.empty()) out += fmt::format("Sweeps ({}: one result per value)\n", sweeps.size());
+  for (const SweepGroup& g : sweeps) {
+    out += fmt::format("  {}  {}  {}\n", SanitizeUtf8(g.case_id), PaddedVerdict(GroupVerdict(g.counts), style),
+                       SanitizeUtf8(SweepValuesText(g)));
+  }
   if (run.aborted) out += "  run aborted: " + SanitizeUtf8(run.abort_reason) + "\n";
   out += CaseIdList("failed", CaseIds(run, Verdict::kFail));
   out += CaseIdList("in error", CaseIds(run, Verdict::kError));
@@ -190,6 +199,7 @@ std::string RenderConsoleSummary(const RunResult& run, ConsoleStyle style) {
   if (status == kExitInterrupted) result = InterruptedMarker(run) + " (the verdicts so far)";
   else if (status == kExitFail) result = fmt::format("FAIL: {} case(s) missed a MUST-level expectation", total.fail);
   else if (status == kExitError) result = "ERROR: the target could not be judged (run aborted or cases in error)";
+  else if (status == kExitNothingTested) result = "NOT TESTED: " + NothingTested(run);
   else result = total.warn > 0 ? fmt::format("PASS with {} warning(s)", total.warn) : "PASS";
   out += fmt::format("Result: {} (exit status {})\n", result, status);
   return out;

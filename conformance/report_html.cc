@@ -58,6 +58,7 @@ std::string OverallText(const RunResult& run) {
     case kExitInterrupted: return InterruptedMarker(run) + ": the verdicts below are those of the cases that ran.";
     case kExitFail: return fmt::format("{} case(s) missed a MUST-level expectation.", c.fail);
     case kExitError: return "The target could not be judged: the run was aborted or cases ended in an error.";
+    case kExitNothingTested: return "Not a pass: " + NothingTested(run) + ".";
     default:
       return fmt::format("Every MUST-level case that applied passed ({} warning(s), {} skipped).", c.warn, c.skip);
   }
@@ -72,8 +73,11 @@ std::string NotRunList(const RunResult& run) {
 std::string Header(const RunResult& run, const ReportContext& ctx) {
   const Counts c = CountVerdicts(run.cases);
   std::string out = "<header>\n<h1>iWARP RDMAP conformance report</h1>\n";
-  const Verdict overall = ExitStatus(run) == kExitPass ? (c.warn ? Verdict::kWarn : Verdict::kPass)
-                          : ExitStatus(run) == kExitFail ? Verdict::kFail : Verdict::kError;
+  const int status = ExitStatus(run);
+  const Verdict overall = status == kExitPass          ? (c.warn ? Verdict::kWarn : Verdict::kPass)
+                          : status == kExitFail        ? Verdict::kFail
+                          : status == kExitNothingTested ? Verdict::kSkip
+                                                         : Verdict::kError;
   const std::string badge = run.interrupted ? "<span class=\"v v-error\">INTERRUPTED</span>" : Badge(overall);
   out += fmt::format("<p class=\"overall\">{} {}</p>\n", badge, E(OverallText(run)));
   out += "<table class=\"meta\">\n";
@@ -207,7 +211,10 @@ std::string ChoicesBlock(const CaseResult& c) {
   if (c.choices.empty()) return {};
   std::string out = "<h4>Accept-set choices</h4>\n<ul>\n";
   for (const AcceptChoice& ch : c.choices) {
-    const char* how = !ch.in_set ? "outside the accept-set" : ch.preferred ? "preferred" : "accepted alternative";
+    const char* how = !ch.in_set      ? "outside the accept-set"
+                      : ch.preferred  ? "preferred"
+                      : ch.tolerated  ? "tolerated: the RFC names another code"
+                                      : "accepted alternative";
     out += fmt::format("<li>{}: <code>{}</code> ({}){}</li>\n", E(ch.what), E(ch.chosen), how,
                        ch.note.empty() ? "" : " &mdash; " + E(ch.note));
   }
@@ -218,6 +225,7 @@ std::string Finding(const RunResult& run, const CaseResult& c, const ReportConte
   std::string out = fmt::format("<section class=\"finding f-{}\" id=\"{}\">\n<h3>{} <code>{}</code></h3>\n<p>{}</p>\n",
                                 VerdictName(c.verdict), Anchor(c), Badge(c.verdict), E(c.id), E(c.title));
   out += "<table class=\"meta\">\n" + MetaRow("Level", E(LevelLabel(c.level)));
+  if (!c.sweep_case.empty()) out += MetaRow("Sweep", "<code>" + E(c.sweep_case) + "</code> " + E(SweepLabel(c)));
   if (!c.reason.empty()) out += MetaRow("Reason", E(c.reason));
   for (const std::string& m : c.messages) out += MetaRow("Note", E(m));
   if (std::string link = CaptureLink(c, ctx); !link.empty()) out += MetaRow("Capture (pcap)", link);
@@ -252,6 +260,20 @@ std::string Findings(const RunResult& run, const ReportContext& ctx) {
   return out;
 }
 
+// One row per swept case, one badge per value (TLS-Anvil style).
+std::string SweepTable(const RunResult& run) {
+  const std::vector<SweepGroup> sweeps = GroupSweeps(run);
+  if (sweeps.empty()) return {};
+  std::string out = "<h2>Sweeps</h2>\n<table>\n<tr><th>Case</th><th>Parameter</th><th>Values</th><th>Verdict</th></tr>\n";
+  for (const SweepGroup& g : sweeps) {
+    std::string values;
+    for (const CaseResult* c : g.values) values += E(c->sweep_value) + "&nbsp;" + Badge(c->verdict) + " ";
+    out += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>\n", E(g.case_id),
+                       E(g.parameter), values, Badge(GroupVerdict(g.counts)));
+  }
+  return out + "</table>\n";
+}
+
 std::string AllCases(const RunResult& run) {
   std::string out =
       "<h2>All cases</h2>\n<table>\n<tr><th>Case</th><th>Title</th><th>Level</th><th>Verdict</th><th>Time</th>"
@@ -261,7 +283,8 @@ std::string AllCases(const RunResult& run) {
     const std::string id = finding ? fmt::format("<a href=\"#{}\"><code>{}</code></a>", Anchor(c), E(c.id))
                                    : "<code>" + E(c.id) + "</code>";
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-                       id, E(c.title), E(LevelLabel(c.level)), Badge(c.verdict), E(DurationText(c.duration)),
+                       id, E(c.title) + (c.sweep_case.empty() ? "" : " <code>" + E(SweepLabel(c)) + "</code>"),
+                       E(LevelLabel(c.level)), Badge(c.verdict), E(DurationText(c.duration)),
                        E(c.reason));
   }
   return out + "</table>\n";
@@ -281,6 +304,7 @@ std::string RenderHtmlReport(const RunResult& run, const ReportContext& ctx) {
   out += DocumentTable(docs);
   out += SectionTable(docs);
   out += Findings(run, ctx);
+  out += SweepTable(run);
   out += AllCases(run);
   out += fmt::format(
       "<footer>Generated by rdmapct {} on {}. Verdicts: MUST / MUST NOT misses fail, SHOULD misses warn, MAY "

@@ -15,7 +15,7 @@ Json CountsJson(const Counts& c) {
 }
 
 Json ChoiceJson(const AcceptChoice& ch) {
-  return Json{{"what", ch.what}, {"chosen", ch.chosen}, {"preferred", ch.preferred},
+  return Json{{"what", ch.what}, {"chosen", ch.chosen}, {"preferred", ch.preferred}, {"tolerated", ch.tolerated},
               {"in_set", ch.in_set}, {"note", ch.note}};
 }
 
@@ -77,6 +77,10 @@ Json CaseJson(const RunResult& run, const CaseResult& c, const ReportContext& ct
               {"requirements", c.requirements},
               {"level", LevelText(c.level)},
               {"tags", c.tags},
+              {"sweep", c.sweep_case.empty() ? Json(nullptr)
+                                             : Json{{"case", c.sweep_case},
+                                                    {"parameter", c.sweep_parameter},
+                                                    {"value", c.sweep_value}}},
               {"verdict", VerdictName(c.verdict)},
               {"reason", c.reason},
               {"deciding_step", c.deciding_step},
@@ -89,6 +93,23 @@ Json CaseJson(const RunResult& run, const CaseResult& c, const ReportContext& ct
               {"frames_omitted", keep ? 0 : c.frames.size()},
               {"pcap", PcapFile(ctx, c.id)},
               {"reproduce", ReproduceCommand(ctx, run, c)}};
+}
+
+// One entry per swept case: its values in run order with their verdicts.
+Json SweepsJson(const RunResult& run) {
+  Json out = Json::array();
+  for (const SweepGroup& g : GroupSweeps(run)) {
+    Json values = Json::array();
+    for (const CaseResult* c : g.values) {
+      values.push_back(Json{{"value", c->sweep_value}, {"id", c->id}, {"verdict", VerdictName(c->verdict)}});
+    }
+    out.push_back(Json{{"case", g.case_id},
+                       {"parameter", g.parameter},
+                       {"verdict", VerdictName(GroupVerdict(g.counts))},
+                       {"counts", CountsJson(g.counts)},
+                       {"values", values}});
+  }
+  return out;
 }
 
 Json SummaryJson(const RunResult& run) {
@@ -143,12 +164,14 @@ std::string RenderJsonReport(const RunResult& run, const ReportContext& ctx) {
            {"not_run", run.not_run},
            {"verdict", VerdictName(GroupVerdict(counts))},
            {"exit_status", ExitStatus(run)},
+           {"nothing_tested", NothingTested(run)},
            {"counts", CountsJson(counts)},
            {"completeness", CompletenessJson(run)},
            {"failed_cases", CaseIds(run, Verdict::kFail)},
            {"error_cases", CaseIds(run, Verdict::kError)},
            {"warned_cases", CaseIds(run, Verdict::kWarn)},
            {"documents", SummaryJson(run)},
+           {"sweeps", SweepsJson(run)},
            {"cases", cases}};
   // Target-controlled text may hold any octets: replace ill-formed UTF-8
   // instead of throwing.

@@ -37,7 +37,10 @@ std::string SystemOut(const RunResult& run, const CaseResult& c, const ReportCon
   }
   for (const AcceptChoice& ch : c.choices) {
     out += fmt::format("{}: {}{}{}\n", ch.what, ch.chosen,
-                       !ch.in_set ? " (outside the accept-set)" : ch.preferred ? " (preferred)" : " (accepted alternative)",
+                       !ch.in_set      ? " (outside the accept-set)"
+                       : ch.preferred  ? " (preferred)"
+                       : ch.tolerated  ? " (tolerated: the RFC names another code)"
+                                       : " (accepted alternative)",
                        ch.note.empty() ? "" : " [" + ch.note + "]");
   }
   for (const std::string& m : c.messages) out += m + "\n";
@@ -86,6 +89,11 @@ std::string TestCase(const RunResult& run, const CaseResult& c, const ReportCont
   if (const std::string pcap = PcapFile(ctx, c.id); !pcap.empty()) {
     out += "<property" + Attr("name", "pcap") + Attr("value", pcap) + "/>";
   }
+  if (!c.sweep_case.empty()) {
+    out += "<property" + Attr("name", "sweep_case") + Attr("value", c.sweep_case) + "/>";
+    out += "<property" + Attr("name", "sweep_parameter") + Attr("value", c.sweep_parameter) + "/>";
+    out += "<property" + Attr("name", "sweep_value") + Attr("value", c.sweep_value) + "/>";
+  }
   out += "</properties>\n";
   switch (c.verdict) {
     case Verdict::kFail:
@@ -107,6 +115,8 @@ std::string TestCase(const RunResult& run, const CaseResult& c, const ReportCont
 }  // namespace
 
 std::string RenderJunitReport(const RunResult& run, const ReportContext& ctx) {
+  // An all-skipped run is not a pass; JUnit consumers see it as a property.
+  const std::string nothing = NothingTested(run);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   Counts totals = CountVerdicts(run.cases);
   if (run.interrupted) ++totals.error;  // the INTERRUPTED testcase
@@ -124,6 +134,7 @@ std::string RenderJunitReport(const RunResult& run, const ReportContext& ctx) {
       out += "<property" + Attr("name", "profile") + Attr("value", run.profile) + "/>";
       out += "<property" + Attr("name", "rdmapct_version") + Attr("value", ctx.tool_version) + "/>";
       out += "<property" + Attr("name", "certification") + Attr("value", certification) + "/>";
+      if (!nothing.empty()) out += "<property" + Attr("name", "nothing_tested") + Attr("value", nothing) + "/>";
       out += "</properties>\n";
       for (const CaseResult* c : s.cases) out += TestCase(run, *c, ctx);
       out += "  </testsuite>\n";

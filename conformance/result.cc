@@ -84,11 +84,40 @@ Counts CountVerdicts(const std::vector<CaseResult>& cases) {
   return c;
 }
 
+namespace {
+
+bool MustLevel(proto::Level level) {
+  return level == proto::MUST || level == proto::MUST_NOT || level == proto::LEVEL_UNSPECIFIED;
+}
+
+}  // namespace
+
+std::string NothingTested(const RunResult& run) {
+  const Counts c = CountVerdicts(run.cases);
+  if (c.skip == c.total()) {
+    return c.total() == 0 ? "nothing was tested: no case was selected"
+                          : "nothing was tested: every selected case was skipped (" + std::to_string(c.skip) +
+                                " not applicable to the profile " + run.profile + " or to the target)";
+  }
+  std::size_t must = 0, must_run = 0;
+  for (const CaseResult& r : run.cases) {
+    if (!MustLevel(r.level)) continue;
+    ++must;
+    if (r.verdict != Verdict::kSkip) ++must_run;
+  }
+  if (must > 0 && must_run == 0) {
+    return "nothing was tested at MUST level: every one of the " + std::to_string(must) +
+           " MUST / MUST NOT case(s) selected was skipped";
+  }
+  return {};
+}
+
 int ExitStatus(const RunResult& run) {
   if (run.interrupted) return kExitInterrupted;
   const Counts c = CountVerdicts(run.cases);
   if (c.fail > 0) return kExitFail;
   if (run.aborted || c.error > 0) return kExitError;
+  if (!NothingTested(run).empty()) return kExitNothingTested;
   return kExitPass;
 }
 

@@ -4,10 +4,10 @@
 // (console, JSON, JUnit XML, HTML, pcap) are views of these structs; the
 // runner (runner.h) fills them and never formats them.
 //
-// Verdicts (NOTES.md §5.3 severity mapping):
+// Verdicts (decisions D-S3 severity mapping):
 //   pass  every expectation met (a MAY-level mismatch is only a note);
 //   warn  a SHOULD-level expectation missed, or the target chose a registered
-//         code outside the accept-set (NOTES.md §5.1); not a failure;
+//         code outside the accept-set (decisions D-S1); not a failure;
 //   fail  a MUST / MUST NOT expectation missed;
 //   skip  not applicable: the target lacks a capability the case needs, or
 //         the case is not in the selected profile;
@@ -34,7 +34,7 @@ enum class Verdict : uint8_t { kPass, kWarn, kFail, kSkip, kError };
 std::string_view VerdictName(Verdict v);  // "pass", "warn", "fail", "skip", "error"
 std::optional<Verdict> ParseVerdict(std::string_view name);
 
-// The verdict a missed expectation of `level` earns (NOTES.md §5.3):
+// The verdict a missed expectation of `level` earns (decisions D-S3):
 // MUST / MUST_NOT (and an unspecified level) -> kFail, SHOULD / SHOULD_NOT ->
 // kWarn, MAY -> kPass (reported as a note only).
 Verdict VerdictForMiss(proto::Level level);
@@ -88,7 +88,8 @@ struct AcceptChoice {
   bool preferred = false;  // the case's preferred member (else an accepted alternative
                            // or, for a warn, a registered code outside the set)
   bool in_set = true;    // false: outside the accept-set (graded by the case)
-  std::string note;      // the member's note from the case file ("siw", "NOTES A.3")
+  std::string note;      // the member's note from the case file ("siw", "decisions D-A3")
+  bool tolerated = false;  // in the set, but the RFC names the preferred member: a warning
 };
 
 // The outcome of one step of a case.
@@ -116,6 +117,9 @@ struct CaseResult {
   std::vector<std::string> requirements;
   proto::Level level = proto::LEVEL_UNSPECIFIED;
   std::vector<std::string> tags;
+  // A value of a swept case (Case.sweep): every value is its own result; these
+  // name the swept case, its parameter and the value ("" when not swept).
+  std::string sweep_case, sweep_parameter, sweep_value;
 
   Verdict verdict = Verdict::kPass;
   // One line: why the case did not pass (the deciding step's reason, the
@@ -164,18 +168,30 @@ struct RunResult {
   std::vector<std::string> not_run;
 };
 
-// Process exit status of a run (README "Exit status"):
-//   kExitPass  (0) every case passed, warned or was skipped;
+// Process exit status of a run (docs/reports.md "Exit status"):
+//   kExitPass  (0) every case passed, warned or was skipped, and something
+//                  was tested (NothingTested is empty);
 //   kExitFail  (1) at least one case failed (a MUST-level expectation missed);
 //   kExitError (2) no case failed, but the run was aborted or a case ended in
 //                  an error (target unreachable, convention broken): the
 //                  target could not be judged. Usage errors also use 2.
+//   kExitNothingTested (3) no failure, no error, but NothingTested: an empty
+//                  run is never a pass (e.g. a reproducer of another profile).
 inline constexpr int kExitPass = 0;
 inline constexpr int kExitFail = 1;
 inline constexpr int kExitError = 2;
+inline constexpr int kExitNothingTested = 3;
 //   kExitInterrupted (130) the run was interrupted (SIGINT or SIGTERM): the
 //                  reports hold the verdicts so far, marked partial.
 inline constexpr int kExitInterrupted = 130;
 int ExitStatus(const RunResult& run);
+
+// Why a run tested nothing, or "" when it tested something: every selected
+// case was skipped ("nothing was tested: ..."), or the selection held MUST /
+// MUST NOT cases and every one of them was skipped, so no MUST-level
+// statement can be made ("nothing was tested at MUST level: ..."). A
+// selection without MUST-level cases (--level SHOULD) is only judged by the
+// first rule.
+std::string NothingTested(const RunResult& run);
 
 }  // namespace rdmapct::conformance

@@ -81,6 +81,9 @@ CaseResult NotRun(const LoadedCase& c, const std::string& why) {
   r.requirements.assign(c.proto.requirement().begin(), c.proto.requirement().end());
   r.level = c.proto.level();
   r.tags.assign(c.proto.tag().begin(), c.proto.tag().end());
+  r.sweep_case = c.sweep_case;
+  r.sweep_parameter = c.sweep_parameter;
+  r.sweep_value = c.sweep_value;
   r.verdict = Verdict::kError;
   r.reason = "not run: " + why;
   return r;
@@ -148,7 +151,9 @@ class Pool {
     if (run.abort_run && !stopped_) Stop(run.abort_reason);
     if (run.connect_failed) {
       if (++consecutive_failures_ >= options_.max_consecutive_connect_failures && !options_.keep_going) {
-        Stop("the target refused " + std::to_string(consecutive_failures_) + " connections in a row (" +
+        // Not "refused": a target that accepts and never answers the MPA
+        // Request fails the same way; the last reason says which it was.
+        Stop("the target failed to set up " + std::to_string(consecutive_failures_) + " connections in a row (last: " +
              run.result.reason + ")");
       }
     } else if (!run.result.steps.empty()) {

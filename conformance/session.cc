@@ -151,6 +151,9 @@ CaseRun CaseSession::Run() {
   r.requirements.assign(p.requirement().begin(), p.requirement().end());
   r.level = p.level();
   r.tags.assign(p.tag().begin(), p.tag().end());
+  r.sweep_case = case_.sweep_case;
+  r.sweep_parameter = case_.sweep_parameter;
+  r.sweep_value = case_.sweep_value;
   r.start = std::chrono::system_clock::now();
   if (!case_.AppliesTo(options_.profile)) {
     r.verdict = Verdict::kSkip;
@@ -259,7 +262,11 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   }
   // A following `expect { mpa_reply {...} }` grades the Reply itself.
   const proto::Step* next = index + 1 < case_.proto.step_size() ? &case_.proto.step(index + 1) : nullptr;
-  const bool graded = next && next->has_expect() && next->expect().has_mpa_reply();
+  const bool graded = next && next->has_expect() &&
+                      (next->expect().has_mpa_reply() ||
+                       std::any_of(next->expect().any_of().alternative().begin(),
+                                   next->expect().any_of().alternative().end(),
+                                   [](const proto::Expect& a) { return a.has_mpa_reply(); }));
   const bool accepted = handshake_.reply && !handshake_.reply->reject;
   if (!graded && !CheckReply(c, *req, handshake_, sr)) return sr;
   if (!accepted) return sr;
@@ -470,11 +477,16 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
 
 bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
                                std::string& error) {
-  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(options_.emss, conn_->markers_to_target()), &send_state_};
+  // decisions D-G14: the EMSS in use on this connection, else the default.
+  const std::size_t emss = conn_->EffectiveMss().value_or(options_.emss);
+  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(emss, conn_->markers_to_target()), &send_state_,
+                   wire::Mulpdu(emss, conn_->markers_from_target())};
   std::optional<BuiltMessage> built = BuildMessage(s, ctx, error);
   if (!built) return false;
   for (std::size_t k = 0; k < built->ulpdus.size(); ++k) {
-    const wire::Bytes b = conn_->FrameUlpdu(built->ulpdus[k], FramingFor(s, k), "");
+    wire::ByteSpan ulpdu = built->ulpdus[k];
+    if (s.has_cut_ulpdu()) ulpdu = ulpdu.first(std::min<std::size_t>(ulpdu.size(), s.cut_ulpdu()));
+    const wire::Bytes b = conn_->FrameUlpdu(ulpdu, FramingFor(s, k), "");
     octets.insert(octets.end(), b.begin(), b.end());
   }
   sent = built->sent;

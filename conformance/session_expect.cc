@@ -146,21 +146,42 @@ std::optional<CaseSession::Evaluator> CaseSession::EvaluatorFor(const proto::Exp
       return wrap([&m = e.closed()](const Observation& o, const MatchContext& c) { return EvaluateClosed(m, o, c); });
     case proto::Expect::kNothing:
       return wrap([&m = e.nothing()](const Observation& o, const MatchContext& c) { return EvaluateNothing(m, o, c); });
+    case proto::Expect::kMpaReply:
+      // The Reply is already in (the handshake); any_of may offer several.
+      if (!request_) {
+        error = "no MPA Request was sent";
+        return std::nullopt;
+      }
+      return wrap([this, &m = e.mpa_reply()](const Observation&, const MatchContext& c) {
+        Evaluation r;
+        r.decided = true;
+        r.outcome = MatchMpaReply(m, handshake_, request_->frame, c);
+        return r;
+      });
     case proto::Expect::kAnyOf: break;
     default:
       error = ExpectKind(e) + " is not supported inside any_of";
       return std::nullopt;
   }
+  // Each alternative is judged strictly (MUST unless it says otherwise), so
+  // that in a SHOULD-level case an alternative that misses is no match; a
+  // miss of them all is graded at the any_of's own level.
+  auto strict = std::make_shared<std::vector<proto::Expect>>(e.any_of().alternative().begin(),
+                                                             e.any_of().alternative().end());
+  for (proto::Expect& alt : *strict) {
+    if (alt.severity() == proto::LEVEL_UNSPECIFIED) alt.set_severity(proto::MUST);
+  }
   std::vector<Evaluator> alternatives;
-  for (const proto::Expect& alt : e.any_of().alternative()) {
+  for (const proto::Expect& alt : *strict) {
     Clock::time_point d;
     std::optional<Evaluator> ev = EvaluatorFor(alt, start, d, error);
     if (!ev) return std::nullopt;
     alternatives.push_back(std::move(*ev));
     deadline = std::max(deadline, d);
   }
+  const Verdict miss = VerdictForMiss(ctx->severity);
   // The first alternative that matches (pass or warn) decides.
-  return Evaluator([alternatives](const Observation& obs, bool passed) {
+  return Evaluator([alternatives, strict, miss](const Observation& obs, bool passed) {
     std::vector<Evaluation> results;
     bool all_decided = true;
     for (std::size_t i = 0; i < alternatives.size(); ++i) {
@@ -173,7 +194,10 @@ std::optional<CaseSession::Evaluator> CaseSession::EvaluatorFor(const proto::Exp
       all_decided = all_decided && r.decided;
       results.push_back(std::move(r));
     }
-    return all_decided ? CombineMisses(results) : Evaluation{};
+    if (!all_decided) return Evaluation{};
+    Evaluation combined = CombineMisses(results);
+    if (combined.outcome.verdict == Verdict::kFail) combined.outcome.verdict = miss;
+    return combined;
   });
 }
 

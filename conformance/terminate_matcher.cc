@@ -1,6 +1,6 @@
 // The Terminate expectation (matchers.h): accept-set grading of the
-// Layer/EType/Error Code (NOTES.md §5.1), the M/D/R header-control bits,
-// the DDP Segment Length accept-set (NOTES.md E) and the echoed headers
+// Layer/EType/Error Code (decisions D-S1), the M/D/R header-control bits,
+// the DDP Segment Length accept-set (decisions D-E) and the echoed headers
 // compared field by field with what the suite sent.
 #include <algorithm>
 #include <variant>
@@ -69,8 +69,16 @@ std::string MemberText(const proto::TerminateCode& a) {
   return s;
 }
 
+// The preferred member of an accept-set, as text.
+std::string PreferredText(const proto::TerminateMatcher& m) {
+  for (const proto::TerminateCode& a : m.accept()) {
+    if (a.preferred() || m.accept_size() == 1) return MemberText(a);
+  }
+  return "another code";
+}
+
 // REQ R5040-4.8-03: the code must be one RFC 6580 registers; which one is
-// the case's accept-set (NOTES.md §5.1).
+// the case's accept-set (decisions D-S1).
 void GradeCode(const proto::TerminateMatcher& m, const wire::TerminateCode& code, const MatchContext& ctx,
                Grader& g) {
   std::string expected = "Layer/EType/Error Code one of:";
@@ -78,7 +86,7 @@ void GradeCode(const proto::TerminateMatcher& m, const wire::TerminateCode& code
   bool hit_preferred = false;
   for (const proto::TerminateCode& a : m.accept()) {
     const bool preferred = a.preferred() || m.accept_size() == 1;
-    expected += "\n    " + MemberText(a) + (preferred ? " (preferred)" : "");
+    expected += "\n    " + MemberText(a) + (preferred ? " (preferred)" : a.tolerated() ? " (tolerated: warns)" : "");
     const bool match = a.layer() == code.layer && a.etype() == code.error_type &&
                        (a.any_code() || a.code() == code.error_code);
     if (match && !hit) {
@@ -89,7 +97,11 @@ void GradeCode(const proto::TerminateMatcher& m, const wire::TerminateCode& code
   g.Expect(expected);
   AcceptChoice c{"Terminate code", TerminateCodeText(code), hit_preferred, hit != nullptr,
                  hit ? hit->note() : ""};
-  if (hit) {
+  if (hit && hit->tolerated() && !hit_preferred) {
+    c.tolerated = true;
+    g.Record(Verdict::kWarn, "Terminate code " + c.chosen + " is tolerated, but the RFC names " + PreferredText(m) +
+                                 (hit->note().empty() ? "" : " [" + hit->note() + "]"));
+  } else if (hit) {
     if (!hit_preferred) g.Note("the target chose the accepted alternative " + c.chosen);
   } else if (wire::IsRegistered(code)) {
     g.Miss(Or(m.other_registered(), proto::SHOULD),
@@ -109,7 +121,7 @@ void GradeBit(const char* name, const proto::HeaderBit& want, bool actual, Grade
 }
 
 // REQ R5040-4.8-11: the DDP Segment Length of the offending segment
-// (NOTES.md E: ULPDU_Length preferred, the payload length with a warning).
+// (decisions D-E: ULPDU_Length preferred, the payload length with a warning).
 void GradeSegmentLength(const proto::TerminateMatcher& m, const wire::TerminateHeader& t,
                         const MatchContext& ctx, Grader& g) {
   if (m.ddp_segment_length().empty()) return;

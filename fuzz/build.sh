@@ -24,13 +24,18 @@ if ((${#names[@]} == 0)); then
   exit 1
 fi
 
+oss_fuzz=0
 if [[ -n "${LIB_FUZZING_ENGINE:-}" && -n "${OUT:-}" ]]; then
+  oss_fuzz=1
   build=${RDMAPCT_FUZZ_BUILD_DIR:-${WORK:-/tmp}/rdmapct-fuzz-build}
   # CMake takes CC/CXX/CFLAGS/CXXFLAGS from the environment on first configure.
+  # The harnesses find the shared libraries staged beside them (below): a
+  # ClusterFuzz runner has only the base image's.
   cmake -S "$src" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DRDMAPCT_FUZZ=OFF -DRDMAPCT_SANITIZE=OFF \
     -DRDMAPCT_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+    -DCMAKE_BUILD_RPATH='$ORIGIN/lib' \
     -DRDMAPCT_TESTS=OFF -DRDMAPCT_BENCH=OFF
 else
   build=${RDMAPCT_FUZZ_BUILD_DIR:-$src/build-fuzz}
@@ -83,4 +88,24 @@ for name in "${names[@]}"; do
   rm -rf "$staged"
   echo "build.sh: $name (${#seeds[@]} seeds)"
 done
+# OSS-Fuzz / ClusterFuzzLite: the shared libraries a harness needs beyond the
+# C runtime (libprotobuf, libpcap and theirs, transitively) go to $OUT/lib,
+# found through the harness's $ORIGIN/lib rpath and (patchelf) the copies'
+# own $ORIGIN, so the harnesses run on a runner image without them.
+if ((oss_fuzz)); then
+  mkdir -p "$OUT/lib"
+  for name in "${names[@]}"; do
+    ldd "$OUT/$name" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | while read -r lib; do
+      case "$(basename "$lib")" in
+        libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libgcc_s.so*) ;;
+        *) cp -Ln "$lib" "$OUT/lib/" 2>/dev/null || true ;;
+      esac
+    done
+  done
+  if command -v patchelf >/dev/null 2>&1; then
+    for lib in "$OUT"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$lib"; done
+  else
+    echo "build.sh: no patchelf: the libraries in $OUT/lib find their own dependencies only on the system" >&2
+  fi
+fi
 echo "build.sh: staged ${#names[@]} harnesses in $OUT"

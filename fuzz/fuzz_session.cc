@@ -42,6 +42,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!session.ParseFromArray(data, static_cast<int>(size))) return 0;
   const rdmapct::fuzz::OracleResult r = rdmapct::fuzz::RunSessionOracles(session, g_faults);
   if (r.findings.empty()) return 0;
-  for (const auto& f : r.findings) std::fprintf(stderr, "finding: %s\n", rdmapct::fuzz::FormatFinding(f).c_str());
+  for (const auto& f : r.findings) {
+    std::fprintf(stderr, "finding: %s\nsignature: %s\n", rdmapct::fuzz::FormatFinding(f).c_str(),
+                 rdmapct::fuzz::FindingSignature(f).c_str());
+  }
   std::abort();
 }

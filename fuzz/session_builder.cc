@@ -28,6 +28,8 @@ wire::MpaStartupFrame BuildRequest(const proto::FuzzSession& s) {
   f.crc_required = !c.crc_off();
   f.marker_required = c.markers();
   f.revision = static_cast<uint8_t>(c.mpa_revision() == 0 ? 1 : c.mpa_revision());
+  if (c.rev0()) f.revision = 0;
+  f.res = static_cast<uint8_t>(c.request_res() & wire::kMpaResMask);
   if (c.enhanced()) {
     if (c.mpa_revision() == 0) f.revision = 2;
     f.enhanced = true;
@@ -57,9 +59,9 @@ SessionBuilder::SessionBuilder(SessionContext context) : ctx_(std::move(context)
   if (ctx_.markers_to_target) inserter_.emplace(0);
 }
 
-Bytes SessionFiller(std::size_t n, uint32_t seed) {
+Bytes XorshiftOctets(std::size_t n, uint32_t state) {
   Bytes out(n);
-  uint32_t s = seed * 2654435761u + 0x9e3779b9u;
+  uint32_t s = state;
   for (uint8_t& b : out) {
     s ^= s << 13;
     s ^= s >> 17;
@@ -68,6 +70,8 @@ Bytes SessionFiller(std::size_t n, uint32_t seed) {
   }
   return out;
 }
+
+Bytes SessionFiller(std::size_t n, uint32_t seed) { return XorshiftOctets(n, seed * 2654435761u + 0x9e3779b9u); }
 
 Opcode SessionOpcode(proto::SessionMessageType t) {
   static constexpr Opcode kMap[] = {
@@ -81,6 +85,7 @@ Opcode SessionOpcode(proto::SessionMessageType t) {
       Opcode::kFlushResponse,      Opcode::kVerifyRequest,
       Opcode::kVerifyResponse,     Opcode::kAtomicWriteRequest,
       Opcode::kAtomicWriteResponse};
+  static_assert(std::size(kMap) == proto::SessionMessageType_ARRAYSIZE, "one opcode per SessionMessageType");
   const auto i = static_cast<std::size_t>(t);
   return i < std::size(kMap) ? kMap[i] : Opcode::kRdmaWrite;
 }

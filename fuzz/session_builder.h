@@ -35,6 +35,11 @@ inline constexpr std::size_t kMaxPayload = 8192;
 inline constexpr std::size_t kMaxSplits = 8;
 inline constexpr uint32_t kMaxRepeat = 15;
 
+// `n` octets of the xorshift32 generator (shifts 13, 17, 5) started at
+// `state`, one low octet per step: the same on every platform. The one filler
+// generator of the tree (SessionFiller, tools/gen_corpus).
+wire::Bytes XorshiftOctets(std::size_t n, uint32_t state);
+
 // The payload octets of a message (payload_size, payload_seed).
 wire::Bytes SessionFiller(std::size_t n, uint32_t seed);
 

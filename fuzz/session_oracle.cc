@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <bitset>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <optional>
 
 #include "fuzz/session_builder.h"
+#include "fuzz/session_twin.h"
+#include "reference/model/terminate_map.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
@@ -21,6 +25,26 @@ std::string FormatFinding(const Finding& f) {
   return f.oracle + " at step " + std::to_string(f.step) + ": " + f.description;
 }
 
+std::string FindingSignature(const Finding& f) {
+  // One bug, one finding: the oracle, the requirement and the shape of the
+  // diverging step. Without a shape (the black-box oracles), the
+  // description with its numbers taken out.
+  if (!f.shape.empty()) return f.oracle + ": " + (f.requirement.empty() ? "-" : f.requirement) + ": " + f.shape;
+  std::string s = f.oracle + ":";
+  bool in_number = false;
+  for (char c : f.description) {
+    const bool digit = std::isxdigit(static_cast<unsigned char>(c)) && (in_number || std::isdigit(static_cast<unsigned char>(c)));
+    if (digit) {
+      if (!in_number) s += '#';
+      in_number = true;
+      continue;
+    }
+    in_number = false;
+    s += c;
+  }
+  return s;
+}
+
 targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
                                                    const model::FaultSet& faults) {
   targets::ReferenceTargetConfig c;
@@ -33,11 +57,7 @@ targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
 
 namespace {
 
-std::string Hex(uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-  return b;
-}
+using wire::HexValue;
 
 struct ReadRequest {
   uint32_t sink_stag;
@@ -74,39 +94,42 @@ class Checker {
   void Received(ByteSpan octets, std::size_t step, std::vector<Finding>& findings) {
     if (octets.empty()) return;
     if (terminated_) {
-      Report(findings, "terminate", step, std::to_string(octets.size()) + " octets after the target's Terminate");
+      Report(findings, "terminate", step, std::to_string(octets.size()) + " octets after the target's Terminate",
+             "R5040-5.4-10", "octets after Terminate");
       return;
     }
     if (framing_broken_) return;
     auto st = from_target_->Feed(octets, [&](const wire::MpaFpdu& f) { OnUlpdu(f.ulpdu, step, findings); });
     if (!st.ok()) {
       framing_broken_ = true;
-      Report(findings, "framing", step, "target octets do not deframe: " + st.error().Describe());
+      Report(findings, "framing", step, "target octets do not deframe: " + st.error().Describe(), "",
+             std::string("deframe/") + wire::DecodeErrorKindName(st.error().kind));
     }
   }
 
   static void Report(std::vector<Finding>& findings, const std::string& oracle, std::size_t step,
-                     std::string what) {
+                     std::string what, std::string requirement = "", std::string shape = "") {
     for (const Finding& f : findings) {
       if (f.oracle == oracle) return;
     }
-    findings.push_back({oracle, step, std::move(what)});
+    findings.push_back({oracle, step, std::move(what), std::move(requirement), std::move(shape)});
   }
 
  private:
   void OnUlpdu(ByteSpan ulpdu, std::size_t step, std::vector<Finding>& findings) {
     if (terminated_) {
-      Report(findings, "terminate", step, "an FPDU after the target's Terminate");
+      Report(findings, "terminate", step, "an FPDU after the target's Terminate", "R5040-5.4-10", "FPDU after Terminate");
       return;
     }
     auto d = wire::DecodeRdmapSegment(ulpdu, profile_);
     if (!d.ok()) {
-      Report(findings, "framing", step, "target ULPDU does not decode: " + d.error().Describe());
+      Report(findings, "framing", step, "target ULPDU does not decode: " + d.error().Describe(), "",
+             std::string("ULPDU/") + wire::DecodeErrorKindName(d.error().kind));
       return;
     }
     const wire::RdmapMessageView& v = d.value();
     if (!v.opcode_known) {
-      Report(findings, "framing", step, "target sent unknown opcode " + Hex(v.ctrl.opcode));
+      Report(findings, "framing", step, "target sent unknown opcode " + HexValue(v.ctrl.opcode), "", "opcode");
       return;
     }
     if (v.opcode() == Opcode::kTerminate) return OnTerminate(v, step, findings);
@@ -116,11 +139,13 @@ class Checker {
   void OnTerminate(const wire::RdmapMessageView& v, std::size_t step, std::vector<Finding>& findings) {
     terminated_ = true;
     if (v.ddp.header.tagged || !v.header_present) {
-      Report(findings, "terminate", step, "Terminate without a decodable Terminate header");
+      Report(findings, "terminate", step, "Terminate without a decodable Terminate header", "R5040-5.4-02", "Terminate/header");
     } else if (v.ddp.header.queue_number != 2) {
-      Report(findings, "terminate", step, "Terminate on QN " + std::to_string(v.ddp.header.queue_number));
+      Report(findings, "terminate", step, "Terminate on QN " + std::to_string(v.ddp.header.queue_number), "R5040-5.4-03",
+             "Terminate/QN");
     } else if (v.ddp.header.msn <= last_terminate_msn_) {
-      Report(findings, "terminate", step, "Terminate MSN " + std::to_string(v.ddp.header.msn) + " not ascending");
+      Report(findings, "terminate", step, "Terminate MSN " + std::to_string(v.ddp.header.msn) + " not ascending",
+             "R5040-5.4-04", "Terminate/MSN");
     }
     last_terminate_msn_ = v.ddp.header.msn;
   }
@@ -137,7 +162,8 @@ class Checker {
                                          [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
         Report(findings, "read-response", step,
                std::string(earlier ? "Read Response out of request order" : "Read Response without a matching Read Request") +
-                   " (STag " + Hex(h.stag) + ", TO " + Hex(h.tagged_offset) + ")");
+                   " (STag " + HexValue(h.stag) + ", TO " + HexValue(h.tagged_offset) + ")",
+               earlier ? "R5040-5.5-R20a" : "R5040-4.4-02", earlier ? "RDMA Read Response/order" : "RDMA Read Response/unrequested");
         reads_reliable_ = false;
         return;
       }
@@ -149,9 +175,10 @@ class Checker {
     const std::size_t n = v.ddp.payload.size();
     if (h.tagged_offset != next_to_ || h.stag != requests_[cursor_ - 1].sink_stag || n > remaining_) {
       Report(findings, "read-response", step,
-             "Read Response segment at TO " + Hex(h.tagged_offset) + " with " + std::to_string(n) +
-                 " octets does not continue its response (expected TO " + Hex(next_to_) + ", " +
-                 std::to_string(remaining_) + " octets left)");
+             "Read Response segment at TO " + HexValue(h.tagged_offset) + " with " + std::to_string(n) +
+                 " octets does not continue its response (expected TO " + HexValue(next_to_) + ", " +
+                 std::to_string(remaining_) + " octets left)",
+             "", "RDMA Read Response/segment");
       reads_reliable_ = false;
       return;
     }
@@ -161,7 +188,8 @@ class Checker {
       open_ = false;
       if (remaining_ != 0) {
         Report(findings, "read-response", step,
-                "Read Response ends " + std::to_string(remaining_) + " octets short of the requested length");
+                "Read Response ends " + std::to_string(remaining_) + " octets short of the requested length",
+                "", "RDMA Read Response/length");
         reads_reliable_ = false;
       }
     }
@@ -224,6 +252,79 @@ class TargetCache {
   std::vector<Entry> entries_;
 };
 
+// The class of a frame kind or ReactionSummary line: "Terminate 0/2/06" ->
+// "Terminate", every Read, Atomic, Flush, Verify or Atomic Write Response
+// -> "response" (one bug that serves what it should refuse is one finding,
+// whichever request it served).
+std::string Class(const std::string& kind) {
+  if (kind.rfind("Terminate", 0) == 0) return "Terminate";
+  if (kind.find("Response") != std::string::npos) return "response";
+  return kind;
+}
+
+// Each FPDU of a stream as (frame kind, DDP header octets, RDMAP header
+// octets, payload octets), Event Record Sends included.
+struct Frame {
+  std::string kind;
+  Bytes ddp, rdmap, payload;
+};
+
+std::vector<Frame> Frames(ByteSpan octets, wire::Profile profile, bool crc, bool markers) {
+  std::vector<Frame> out;
+  wire::MpaDeframer deframer(wire::MpaDeframerConfig{.crc_enabled = crc, .markers_enabled = markers});
+  (void)deframer.Feed(octets, [&](const wire::MpaFpdu& f) {
+    auto d = wire::DecodeRdmapSegment(f.ulpdu, profile);
+    if (!d.ok() || !d.value().opcode_known) return out.push_back({"undecodable FPDU", {}, {}, {}});
+    const wire::RdmapMessageView& v = d.value();
+    const std::size_t ddp = v.ddp.header.HeaderLength(), payload = v.ddp.payload.size();
+    const std::size_t rdmap = f.ulpdu.size() - ddp - payload;
+    std::string kind = wire::OpcodeName(v.opcode());
+    if (wire::HasEventRecordMagic(v.ulp_payload)) kind = "Event Record";
+    out.push_back({kind, Bytes(f.ulpdu.begin(), f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp)),
+                   Bytes(f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp), f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp + rdmap)),
+                   Bytes(v.ddp.payload.begin(), v.ddp.payload.end())});
+  });
+  return out;
+}
+
+// The shape of the first divergence between the target's stream and the
+// fault-free reference's: which frame kind, which field class.
+std::string DivergenceShape(ByteSpan a, ByteSpan b, wire::Profile profile, bool crc, bool markers) {
+  const auto la = ReactionSummary(a, profile, crc, markers), lb = ReactionSummary(b, profile, crc, markers);
+  std::size_t i = 0;
+  while (i < la.size() && i < lb.size() && la[i] == lb[i]) ++i;
+  if (i < la.size() || i < lb.size()) {
+    const std::string ka = i < la.size() ? Class(la[i]) : "nothing", kb = i < lb.size() ? Class(lb[i]) : "nothing";
+    if (ka == "Terminate" && kb == "Terminate") return "Terminate/code";
+    if (ka == kb && std::is_permutation(la.begin(), la.end(), lb.begin(), lb.end())) return ka + "/order";
+    return ka == kb ? ka + "/kind" : ka + " instead of " + kb;
+  }
+  const auto fa = Frames(a, profile, crc, markers), fb = Frames(b, profile, crc, markers);
+  for (std::size_t k = 0; k < fa.size() && k < fb.size(); ++k) {
+    const Frame &x = fa[k], &y = fb[k];
+    if (x.kind == y.kind && x.ddp == y.ddp && x.rdmap == y.rdmap && x.payload == y.payload) continue;
+    if (x.kind != y.kind) return Class(x.kind) + " instead of " + Class(y.kind);
+    // What the reference sent elsewhere: the responses were reordered
+    // (tagged: same DDP header; untagged: same RDMAP header and payload).
+    const bool elsewhere = std::any_of(fb.begin(), fb.end(), [&](const Frame& z) {
+      return &z != &y && z.kind == x.kind && (x.ddp[0] & 0x80 ? z.ddp == x.ddp : z.rdmap == x.rdmap && z.payload == x.payload);
+    });
+    if (elsewhere) return Class(x.kind) + "/order";
+    return Class(x.kind) + (x.ddp != y.ddp || x.rdmap != y.rdmap ? "/header" : "/payload");
+  }
+  if (fa.size() != fb.size()) return fa.size() > fb.size() ? Class(fa[fb.size()].kind) + " instead of nothing"
+                                                          : "nothing instead of " + Class(fb[fa.size()].kind);
+  return "octets";
+}
+
+// The first requirement id of a target's first violation, if any.
+std::string FirstRequirement(const targets::ReferenceTargetSession& t) {
+  const model::RdmapEndpoint* e = t.endpoint();
+  if (!e || !e->first_violation()) return "";
+  const std::string ids = model::RuleFor(e->first_violation()->kind).requirement_ids;
+  return ids.substr(0, ids.find(' '));
+}
+
 // The same octets into the target under test and a fault-free twin.
 class Pair {
  public:
@@ -240,16 +341,22 @@ class Pair {
       a_->OnBytes(in, out_a);
       b_->OnBytes(in, out_b);
     }
+    if (framing_) {
+      stream_a_.insert(stream_a_.end(), out_a.begin(), out_a.end());
+      stream_b_.insert(stream_b_.end(), out_b.begin(), out_b.end());
+    }
     if (out_a != out_b) {
       std::size_t i = 0;
       while (i < out_a.size() && i < out_b.size() && out_a[i] == out_b[i]) ++i;
       Checker::Report(findings, "differential", step,
                       "target sent " + std::to_string(out_a.size()) + " octets, fault-free reference " +
-                          std::to_string(out_b.size()) + ", first difference at octet " + std::to_string(i));
+                          std::to_string(out_b.size()) + ", first difference at octet " + std::to_string(i),
+                      Requirement(), !framing_ ? "MPA startup" : DivergenceShape(stream_a_, stream_b_, framing_->profile, framing_->crc, framing_->markers));
     } else if (a_->wants_close() != b_->wants_close()) {
       Checker::Report(findings, "differential", step,
                       std::string("target ") + (a_->wants_close() ? "closed" : "stayed open") +
-                          ", fault-free reference did not");
+                          ", fault-free reference did not",
+                      Requirement(), "close");
     } else {
       CompareMemory(step, findings);
     }
@@ -257,6 +364,9 @@ class Pair {
   }
 
   targets::ReferenceTargetSession& dut() { return *a_; }
+
+  // How the FPDUs after the Reply are framed (for the shape of a divergence).
+  void SetFraming(wire::Profile profile, bool crc, bool markers) { framing_ = Framing{profile, crc, markers}; }
 
  private:
   void CompareMemory(std::size_t step, std::vector<Finding>& findings) {
@@ -268,7 +378,8 @@ class Pair {
       const auto mb = b_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
       if (ma.size() == mb.size() && std::equal(ma.begin(), ma.end(), mb.begin())) continue;
       Checker::Report(findings, "differential", step,
-                      "memory of region STag " + Hex(r.stag) + " differs from the fault-free reference's");
+                      "memory of region STag " + HexValue(r.stag) + " differs from the fault-free reference's", Requirement(),
+                      "memory");
       return;
     }
   }
@@ -293,9 +404,21 @@ class Pair {
     return cache;
   }
 
+  // The rule the fault-free reference applied, else the one the target did.
+  std::string Requirement() const {
+    std::string id = FirstRequirement(*b_);
+    return id.empty() ? FirstRequirement(*a_) : id;
+  }
+
+  struct Framing {
+    wire::Profile profile;
+    bool crc, markers;
+  };
   targets::ReferenceTarget& dut_;
   targets::ReferenceTarget& ref_;
   std::unique_ptr<targets::ReferenceTargetSession> a_, b_;
+  std::optional<Framing> framing_;
+  Bytes stream_a_, stream_b_;  // each side's octets since the Reply
 };
 
 }  // namespace
@@ -325,6 +448,7 @@ OracleResult RunSessionOracles(const proto::FuzzSession& s, const model::FaultSe
 
   const SessionContext ctx = MakeSessionContext(s, request, reply.value(), adv.value());
   Checker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
+  pair.SetFraming(ctx.profile, ctx.crc, request.marker_required);
   // Octets after the Reply in the same step (none from a correct target).
   checker.Received(ByteSpan(reply_octets).subspan(std::min(reply_octets.size(), reply.value().EncodedSize())), 0,
                    result.findings);

@@ -31,9 +31,20 @@ struct Finding {
   std::string oracle;  // "terminate", "read-response", "framing", "differential"
   std::size_t step = 0;
   std::string description;  // one line
+  // What makes one bug one finding (run_remote.h FindingSignature): the
+  // requirement the divergence violates ("" when no rule names it) and the
+  // shape of the diverging step, e.g. "RDMA Read Response instead of
+  // Terminate", "Terminate/code", "RDMA Read Response/header", "memory".
+  std::string requirement = {};
+  std::string shape = {};
 };
 
 std::string FormatFinding(const Finding& f);
+
+// What makes one bug found twice one finding: "differential:
+// R5040-6.1-10: response instead of Terminate"; without a shape, the
+// oracle and the description with its numbers taken out.
+std::string FindingSignature(const Finding& f);
 
 // The target configuration a session asks for (profile, MPA options).
 targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,

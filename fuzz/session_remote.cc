@@ -182,6 +182,89 @@ proto::FuzzSession FencedSession(const proto::FuzzSession& s) {
   return out;
 }
 
+// The run's deadline (the session is cut) or the session's time cap (a
+// resource finding) passed.
+bool OverCaps(const RemoteOptions& options, Clock::time_point session_end, std::size_t step, RemoteResult& result) {
+  if (options.run_deadline && Clock::now() >= *options.run_deadline) {
+    result.cut = true;
+    return true;
+  }
+  if (options.session_time.count() == 0 || Clock::now() < session_end) return false;
+  result.oracles.findings.push_back(
+      {"resource", step, "session ran over " + std::to_string(options.session_time.count()) + " ms"});
+  return true;
+}
+
+// No MPA Reply to the session's Request: down, or a divergence.
+RemoteResult& NoReply(Link& link, targets::Transport& transport, const proto::FuzzSession& s,
+                      targets::TargetConnector& connector, const RemoteOptions& options, const TwinRun& twin,
+                      bool silent, RemoteResult& result) {
+  std::vector<Finding>& findings = result.oracles.findings;
+  if (!link.ended()) {
+    // Silence: the target may be down or restarting.
+    result.connect_failed = silent;
+    findings.push_back({"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
+  } else if (twin.connected) {
+    // A close is an answer (a Responder may refuse a Request it does not
+    // accept, RFC 5044 §7.1.2) and, as the reference accepted the Request,
+    // a divergence - unless the target closes whatever it is sent (a port
+    // forwarder in front of a dead VM accepts and resets): then it is down.
+    transport.Abort();
+    if (AnswersPlainRequest(s, connector, options)) {
+      findings.push_back({"differential", 0, "target closed without an MPA Reply; fault-free reference: accepted"});
+    } else {
+      findings.push_back({"no-answer", 0, "closed without an MPA Reply, also for a plain Request"});
+    }
+  }
+  return result;
+}
+
+// One write's answer: to its fence (or the close), else to settle ms of quiet.
+Bytes ReadAnswer(Link& link, const StepPlan& plan, FenceWatch& watch, const RemoteOptions& options, RemoteResult& result) {
+  Bytes out;
+  if (plan.fence || plan.close) {
+    ++result.fenced_steps;
+    std::size_t fed = 0;
+    out = link.ReadUntil(options.answer_timeout, [&](const Bytes& got) {
+      watch.Feed(ByteSpan(got).subspan(fed));
+      fed = got.size();
+      return got.size() > options.max_octets || (plan.fence && (watch.Answered(*plan.fence) || watch.Over()));
+    });
+  } else if (!plan.quiet) {
+    ++result.settled_steps;
+    out = link.Drain(options.settle, options.answer_timeout);
+    watch.Feed(out);
+  }
+  return out;
+}
+
+// The session's verdict against the fault-free twin: crash, hang or differential.
+void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers, std::optional<targets::IoStatus> ended_before_fin,
+           std::size_t step, const RemoteOptions& options, const SessionContext& ctx, RemoteResult& result) {
+  std::vector<Finding>& findings = result.oracles.findings;
+  result.target_reaction = ReactionSummary(target_octets, ctx.profile, ctx.crc, markers);
+  if (!options.differential || !twin.connected) return;
+  Bytes ref_octets;
+  for (const TwinWrite& w : twin.writes) ref_octets.insert(ref_octets.end(), w.out.begin(), w.out.end());
+  ref_octets.insert(ref_octets.end(), twin.after_fin.begin(), twin.after_fin.end());
+  result.reference_reaction = ReactionSummary(ref_octets, twin.ctx.profile, twin.ctx.crc, markers);
+  const bool terminated = std::any_of(result.target_reaction.begin(), result.target_reaction.end(),
+                                      [](const std::string& l) { return l.rfind("Terminate", 0) == 0; });
+  const bool ended_early = ended_before_fin && !twin.closed() && !terminated;
+  if (ended_early && *ended_before_fin != targets::IoStatus::kClosed) {
+    findings.push_back({"crash", step, std::string("connection ") + targets::IoStatusName(*ended_before_fin) +
+                                           " without a Terminate; the reference stays open"});
+  } else if (ended_early) {
+    findings.push_back({"crash", step, "connection closed without a Terminate before the suite's FIN; the reference stays open"});
+  } else if (target_octets.empty() && !ref_octets.empty() && !ended_before_fin) {
+    findings.push_back({"hang", step, "no octets at all from the target; the reference answered " +
+                                          Joined(result.reference_reaction)});
+  } else if (result.target_reaction != result.reference_reaction) {
+    findings.push_back({"differential", step, "target: " + Joined(result.target_reaction) +
+                                                  "; fault-free reference: " + Joined(result.reference_reaction)});
+  }
+}
+
 RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::TargetConnector& connector,
                               const RemoteOptions& options) {
   RemoteResult result;
@@ -203,25 +286,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
   // The fence needs the twin even without the differential oracle.
   const TwinRun twin = options.differential || options.fence ? RunTwin(s) : TwinRun{};
-  if (!reply.ok()) {
-    if (!link.ended()) {
-      // Silence: the target may be down or restarting.
-      result.connect_failed = reply_octets.empty();
-      findings.push_back({"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
-    } else if (twin.connected) {
-      // A close is an answer (a Responder may refuse a Request it does not
-      // accept, RFC 5044 §7.1.2) and, as the reference accepted the Request,
-      // a divergence - unless the target closes whatever it is sent (a port
-      // forwarder in front of a dead VM accepts and resets): then it is down.
-      t->Abort();
-      if (AnswersPlainRequest(s, connector, options)) {
-        findings.push_back({"differential", 0, "target closed without an MPA Reply; fault-free reference: accepted"});
-      } else {
-        findings.push_back({"no-answer", 0, "closed without an MPA Reply, also for a plain Request"});
-      }
-    }
-    return result;
-  }
+  if (!reply.ok()) return NoReply(link, *t, s, connector, options, twin, reply_octets.empty(), result);
   auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
   if (reply.value().reject || !adv.ok()) {
     // Not a convention target for this Request: nothing to fuzz (the
@@ -240,25 +305,17 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   FenceWatch watch(ctx.profile, ctx.crc, request.marker_required);
   FenceWatch twin_watch(ctx.profile, ctx.crc, request.marker_required);
   std::size_t step = 1;
+  const auto session_end = Clock::now() + options.session_time;
   bool complete = false;  // the last write's answer is known to be complete
   for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
+    if (OverCaps(options, session_end, step, result)) {
+      t->Abort();
+      return result;
+    }
     checker.Sent(w.octets);
     if (!link.Write(w.octets)) break;
     const StepPlan plan = options.fence ? PlanStep(s, w, twin, step - 1, twin_watch) : StepPlan{};
-    Bytes out;
-    if (plan.fence || plan.close) {
-      ++result.fenced_steps;
-      std::size_t fed = 0;
-      out = link.ReadUntil(options.answer_timeout, [&](const Bytes& got) {
-        watch.Feed(ByteSpan(got).subspan(fed));
-        fed = got.size();
-        return got.size() > options.max_octets || (plan.fence && (watch.Answered(*plan.fence) || watch.Over()));
-      });
-    } else if (!plan.quiet) {
-      ++result.settled_steps;
-      out = link.Drain(options.settle, options.answer_timeout);
-      watch.Feed(out);
-    }
+    const Bytes out = ReadAnswer(link, plan, watch, options, result);
     complete = plan.fence || plan.close || link.ended();
     checker.Received(out, step++, findings);
     target_octets.insert(target_octets.end(), out.begin(), out.end());
@@ -282,27 +339,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   result.oracles.steps = step + 1;
   t->Abort();
 
-  result.target_reaction = ReactionSummary(target_octets, ctx.profile, ctx.crc, request.marker_required);
-  if (!options.differential || !twin.connected) return result;
-  Bytes ref_octets;
-  for (const TwinWrite& w : twin.writes) ref_octets.insert(ref_octets.end(), w.out.begin(), w.out.end());
-  ref_octets.insert(ref_octets.end(), twin.after_fin.begin(), twin.after_fin.end());
-  result.reference_reaction = ReactionSummary(ref_octets, twin.ctx.profile, twin.ctx.crc, request.marker_required);
-  const bool terminated = std::any_of(result.target_reaction.begin(), result.target_reaction.end(),
-                                      [](const std::string& l) { return l.rfind("Terminate", 0) == 0; });
-  const bool ended_early = ended_before_fin && !twin.closed() && !terminated;
-  if (ended_early && *ended_before_fin != targets::IoStatus::kClosed) {
-    findings.push_back({"crash", step, std::string("connection ") + targets::IoStatusName(*ended_before_fin) +
-                                           " without a Terminate; the reference stays open"});
-  } else if (ended_early) {
-    findings.push_back({"crash", step, "connection closed without a Terminate before the suite's FIN; the reference stays open"});
-  } else if (target_octets.empty() && !ref_octets.empty() && !ended_before_fin) {
-    findings.push_back({"hang", step, "no octets at all from the target; the reference answered " +
-                                          Joined(result.reference_reaction)});
-  } else if (result.target_reaction != result.reference_reaction) {
-    findings.push_back({"differential", step, "target: " + Joined(result.target_reaction) +
-                                                  "; fault-free reference: " + Joined(result.reference_reaction)});
-  }
+  Judge(twin, target_octets, request.marker_required, ended_before_fin, step, options, ctx, result);
   return result;
 }
 

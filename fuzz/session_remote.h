@@ -36,6 +36,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,11 +69,16 @@ struct RemoteOptions {
   std::chrono::milliseconds pause_after_reply{0};
   std::size_t max_octets = 8u << 20;               // target octets kept per session
   bool differential = true;
+  // A session still writing after session_time (0: no cap) ends with a
+  // `resource` finding; at run_deadline it ends as `cut`, without a verdict.
+  std::chrono::milliseconds session_time{0};
+  std::optional<std::chrono::steady_clock::time_point> run_deadline;
 };
 
 struct RemoteResult {
   OracleResult oracles;
   bool connect_failed = false;  // refused / unreachable: the target may be restarting
+  bool cut = false;             // ended by run_deadline: no verdict
   std::vector<std::string> target_reaction, reference_reaction;  // ReactionSummary lines
   int fenced_steps = 0;  // writes whose answer a fence (or the close) ended
   int settled_steps = 0;  // writes that waited for `settle` of quiet

@@ -9,6 +9,7 @@
 
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
+#include "proto/message_type.h"
 #include "reference/wire/hex.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
@@ -24,11 +25,6 @@ using wire::ByteSpan;
 using wire::Opcode;
 
 namespace {
-
-// Case hex ignores whitespace: "4d 50 41 ..." is valid.
-std::string HexOf(ByteSpan b) { return wire::HexOctets(b); }
-
-proto::Message::Type CaseType(Opcode op) { return static_cast<proto::Message::Type>(static_cast<int>(op) + 1); }
 
 // The role under which the advertisement lists `region` first.
 std::optional<proto::Region> RoleOf(const wire::Advertisement& adv, const wire::AdvertisedRegion* region) {
@@ -187,7 +183,7 @@ class CaseWriter {
         const std::string& raw = a.raw();
         const std::size_t n = std::min(raw.size(), kMaxPayload);
         send.mutable_raw()->set_layer(proto::RawBytes::TCP);
-        send.mutable_raw()->set_hex(HexOf(ByteSpan(reinterpret_cast<const uint8_t*>(raw.data()), n)));
+        send.mutable_raw()->set_hex(wire::HexOctets(ByteSpan(reinterpret_cast<const uint8_t*>(raw.data()), n)));
       } else {
         Message(a.message(), *send.mutable_message());
         Framing(a.framing(), send);
@@ -228,15 +224,14 @@ class CaseWriter {
  private:
   void Message(const proto::SessionMessage& m, proto::Message& out) {
     const Opcode op = SessionOpcode(m.type());
-    out.set_type(CaseType(op));
+    out.set_type(proto::MessageTypeOf(op));
     const proto::Region region = CaseRegion(m, twin_.ctx.advertisement);
-    const bool tagged = wire::InfoFor(op).tagged;
-    const bool invalidate = m.type() == proto::SEND_INVALIDATE || m.type() == proto::SEND_SE_INVALIDATE;
-    if (invalidate) {
+    const wire::OpcodeInfo& info = wire::InfoFor(op);
+    const bool tagged = info.tagged;
+    if (info.invalidate_stag == wire::InvalidateStagUse::kValid) {  // the Sends with Invalidate
       regions_.insert(region);
       out.mutable_invalidate()->set_region(region);
-    } else if (tagged || op == Opcode::kRdmaReadRequest || op == Opcode::kAtomicRequest ||
-               op == Opcode::kFlushRequest || op == Opcode::kVerifyRequest || op == Opcode::kAtomicWriteRequest) {
+    } else if (info.remote_region) {
       regions_.insert(region);
       out.mutable_remote()->set_region(region);
       if (m.offset() != 0) out.mutable_remote()->set_offset(static_cast<int64_t>(m.offset()));
@@ -245,12 +240,12 @@ class CaseWriter {
       out.set_length(m.length() == 0 ? 64 : m.length());
     }
     const Bytes payload = SessionFiller(std::min<std::size_t>(m.payload_size(), kMaxPayload), m.payload_seed());
-    const bool carries_payload = op == Opcode::kRdmaWrite || op == Opcode::kRdmaReadResponse || op == Opcode::kSend ||
-                                 op == Opcode::kSendWithSe || invalidate || op == Opcode::kVerifyResponse;
+    // The case's payload is the ULP payload, or a Verify Response's Hash Value.
+    const bool carries_payload = info.ulp_payload_allowed || info.header == wire::HeaderKind::kVerifyResponse;
     if (carries_payload) {
-      out.mutable_payload()->set_hex(HexOf(payload));
+      out.mutable_payload()->set_hex(wire::HexOctets(payload));
     } else if (op == Opcode::kVerifyRequest) {
-      out.mutable_set()->set_hash_value_hex(HexOf(payload));
+      out.mutable_set()->set_hash_value_hex(wire::HexOctets(payload));
     }
     uint32_t request_id = next_request_id_;
     if (m.type() == proto::ATOMIC_FETCH_ADD || m.type() == proto::ATOMIC_CMP_SWAP) ++next_request_id_;
@@ -299,7 +294,7 @@ class CaseWriter {
       return;
     }
     proto::FrameMatcher& f = *c_.add_step()->mutable_expect()->mutable_frame();
-    f.set_type(CaseType(op));
+    f.set_type(proto::MessageTypeOf(op));
     if (const auto* ar = std::get_if<wire::AtomicResponseHeader>(&v.header)) {
       f.mutable_fields()->set_original_request_identifier(ar->original_request_identifier);
       Requirement("R7306-5.2.2-02");

@@ -79,6 +79,7 @@ SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options)
   std::vector<OracleResult> results;
   for (int i = 0; i < options.budget; i += batch_size) {
     if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) break;
+    if (options.stop && options.stop->load() > 0) break;
     batch.clear();
     for (int k = 0; k < batch_size && i + k < options.budget; ++k) batch.push_back(Draw(m, pool, options));
     RunBatch(run, batch, results, options.jobs);

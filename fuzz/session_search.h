@@ -6,6 +6,7 @@
 // budget must find each fault) and by `rdmapct fuzz --target`.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,7 @@ struct SearchOptions {
   // from several threads at once (RunSessionOracles and RunSessionRemote
   // with a TcpConnector are).
   int jobs = 1;
+  const std::atomic<int>* stop = nullptr;        // set (SIGINT): no further session
 };
 
 using SessionRun = std::function<OracleResult(const proto::FuzzSession&)>;
@@ -43,7 +45,7 @@ struct SearchResult {
   proto::FuzzSession session;     // that session
 };
 
-// Stops at the first session with findings, at the budget or the deadline.
+// Stops at the first session with findings, at the budget, the deadline or `stop`.
 SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options);
 
 }  // namespace rdmapct::fuzz

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "capture/capture_decode.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/test_ulp.h"
@@ -73,24 +74,16 @@ class Collector : public capture::CaptureDecodeSink {
   std::vector<Captured> pending_;
 };
 
-std::string Hex(wire::ByteSpan b) {
-  std::string s;
-  char x[4];
-  for (std::size_t i = 0; i < b.size(); ++i) {
-    std::snprintf(x, sizeof x, "%02x", b[i]);
-    if (i != 0 && i % 4 == 0) s += ' ';
-    s += x;
-  }
-  return s;
-}
 
-// proto Message.Type: opcode + 1, names as in case.proto.
+// proto Message.Type names as in case.proto, by opcode (proto/message_type.h
+// pairs them in code; rdmapct_replay links no protobuf, so the names are text).
 const char* TypeName(wire::Opcode op) {
   static const char* const kNames[] = {
       "RDMA_WRITE", "RDMA_READ_REQUEST", "RDMA_READ_RESPONSE", "SEND", "SEND_WITH_INVALIDATE", "SEND_WITH_SE",
       "SEND_WITH_SE_AND_INVALIDATE", "TERMINATE", "IMMEDIATE_DATA", "IMMEDIATE_DATA_WITH_SE", "ATOMIC_REQUEST",
       "ATOMIC_RESPONSE", "FLUSH_REQUEST", "FLUSH_RESPONSE", "VERIFY_REQUEST", "VERIFY_RESPONSE",
       "ATOMIC_WRITE_REQUEST", "ATOMIC_WRITE_RESPONSE"};
+  static_assert(std::size(kNames) == wire::kOpcodeCount, "one case.proto Message.Type name per opcode");
   const auto i = static_cast<std::size_t>(op);
   return i < std::size(kNames) ? kNames[i] : "TYPE_UNSPECIFIED";
 }
@@ -151,10 +144,10 @@ AsCaseResult CaptureAsCase(const std::string& path, const AsCaseOptions& options
       if (c->crc_bad) {
         wire::FpduEncodeOptions f;
         f.crc_xor = c->crc_xor;
-        steps += Step("send { raw { layer: FPDU hex: \"" + Hex(wire::EncodeFpdu(c->ulpdu, f)) + "\" } }",
+        steps += Step("send { raw { layer: FPDU hex: \"" + wire::HexOctets(wire::EncodeFpdu(c->ulpdu, f), 4) + "\" } }",
                       where + ": an FPDU with the captured (wrong) CRC");
       } else {
-        steps += Step("send { raw { layer: DDP_SEGMENT hex: \"" + Hex(c->ulpdu) + "\" } }",
+        steps += Step("send { raw { layer: DDP_SEGMENT hex: \"" + wire::HexOctets(c->ulpdu, 4) + "\" } }",
                       where + (c->opcode ? std::string(": ") + TypeName(*c->opcode) : std::string()));
       }
       ++result.sends;

@@ -13,6 +13,7 @@
 
 #include "reference/wire/crc32c.h"
 #include "reference/wire/ddp_segmentation.h"
+#include "reference/wire/hex.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/mpa_fpdu.h"
@@ -33,20 +34,16 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // checks bounds the same way for each.
 constexpr std::size_t kMaxWriteSlots = 64;
 
-std::string Hex(uint64_t v, int width) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", width, static_cast<unsigned long long>(v));
-  return buf;
-}
+using wire::HexValue;
 
 // What the target sent, for an error line.
 std::string DescribeMessage(const wire::RdmapMessageView& v) {
-  if (!v.opcode_known) return "an FPDU with unknown opcode " + Hex(v.ctrl.opcode, 2);
+  if (!v.opcode_known) return "an FPDU with unknown opcode " + HexValue(v.ctrl.opcode, 2);
   if (v.opcode() == wire::Opcode::kTerminate) {
     const auto* t = std::get_if<wire::TerminateHeader>(&v.header);
     if (t == nullptr) return "a Terminate with a truncated header";
     return "a Terminate " + std::to_string(t->code.layer) + "/" + std::to_string(t->code.error_type) + "/" +
-           Hex(t->code.error_code, 2) + " (" + wire::Describe(t->code) + ")";
+           HexValue(t->code.error_code, 2) + " (" + wire::Describe(t->code) + ")";
   }
   return std::string("a ") + v.opcode_info->name;
 }
@@ -343,7 +340,7 @@ struct ReadBack {
     const wire::DdpSegmentHeader& h = v.ddp.header;
     if (h.stag != kSinkStag || h.tagged_offset > data.size() ||
         data.size() - h.tagged_offset < v.ulp_payload.size()) {
-      error = "a Read Response to STag " + Hex(h.stag, 8) + " TO " + Hex(h.tagged_offset, 16) +
+      error = "a Read Response to STag " + HexValue(h.stag, 8) + " TO " + HexValue(h.tagged_offset, 16) +
               " outside the " + std::to_string(data.size()) + " octets requested";
       return false;
     }
@@ -380,7 +377,7 @@ bool ReadBackLastWrite(Shared& s, LoadConnection& c, ReadBack& rb, const wire::A
     if (!c.Poll(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()), error)) return false;
   }
   if (rb.received != size || rb.data != s.payload) {
-    error = "the read-back of TO " + Hex(to, 16) + " does not hold the payload of the last Write there";
+    error = "the read-back of TO " + HexValue(to, 16) + " does not hold the payload of the last Write there";
     return false;
   }
   return true;
@@ -453,7 +450,7 @@ struct EventChecker {
     }
     const std::string which = "Event Record " + std::to_string(next) + ": ";
     if (ev->type != wire::EventType::kSendDelivered) {
-      error = which + "type " + std::to_string(static_cast<int>(ev->type)) + " (value " + Hex(ev->value, 16) +
+      error = which + "type " + std::to_string(static_cast<int>(ev->type)) + " (value " + HexValue(ev->value, 16) +
               "), expected 1 (Send delivered)";
     } else if (ev->sequence != next) {
       error = which + "sequence number " + std::to_string(ev->sequence);
@@ -461,7 +458,7 @@ struct EventChecker {
       error = which + "delivered length " + std::to_string(ev->length) + ", sent " +
               std::to_string(s->options.message_size);
     } else if (ev->digest != s->payload_digest) {
-      error = which + "digest " + Hex(ev->digest, 8) + ", the payload's is " + Hex(s->payload_digest, 8);
+      error = which + "digest " + HexValue(ev->digest, 8) + ", the payload's is " + HexValue(s->payload_digest, 8);
     }
     ++next;
     return error.empty();

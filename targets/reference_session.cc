@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <utility>
+#include <variant>
 
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
@@ -143,12 +144,13 @@ void ReferenceTargetSession::AcceptHeaderOnly(std::size_t private_data_to_come, 
 bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::Bytes& out) {
   request_ = request;
   const auto& revs = config_.mpa.accepted_revisions;
-  if (std::find(revs.begin(), revs.end(), request.revision) == revs.end()) {
+  const bool plain_rev0 = request.revision == 0 && config_.faults.Has(model::Fault::kRev0ReplyWithoutMarkers);
+  if (!plain_rev0 && std::find(revs.begin(), revs.end(), request.revision) == revs.end()) {
     detail_ = "Rev " + std::to_string(request.revision);
     Close(CloseReason::kRevisionRejected);
     return false;
   }
-  // enhanced_data is decoded only for Rev >= 2 with S = 1 (NOTES H.3): a
+  // enhanced_data is decoded only for Rev >= 2 with S = 1 (decisions D-H3): a
   // Rev 1 Request with S = 1 is an RFC 5044 Request whose Private Data
   // happens to start with 4 more octets.
   const bool enhanced = request.enhanced_data.has_value();
@@ -179,7 +181,11 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   reply.crc_required = config_.mpa.crc && !crc_off_fault;
   reply.revision = request.revision;
   reply.enhanced = enhanced;
+  // REQ R5044-C.2-01: a permissive Responder answers an RDMAC Rev 0 Request
+  // with M=1 and C=1 (RFC 5044 Appendix C.2.4, docs/decisions.md 41).
+  if (request.revision == 0) reply.marker_required = reply.crc_required = !plain_rev0;
   if (config_.faults.Has(model::Fault::kReplyResBitsSet)) reply.res = 0x08;
+  if (config_.faults.Has(model::Fault::kReplyEchoesRequestRes)) reply.res = request.res;
   ird_ = config_.ird;
   ord_ = config_.ord;
   if (enhanced) reply.enhanced_data = NegotiateEnhanced(*request.enhanced_data);
@@ -208,7 +214,7 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
 }
 
 // A target without CRCs cannot accept C = 1: it rejects (R = 1) and closes
-// (the RFC 5044 §7.1.4.2 reading of a reject, NOTES G.5).
+// (the RFC 5044 §7.1.4.2 reading of a reject, decisions D-G5).
 bool ReferenceTargetSession::RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out) {
   wire::MpaStartupFrame reject;
   reject.is_reply = true;
@@ -276,7 +282,9 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   ec.stream_id = 1;
   ec.ird = ird_;
   ec.ord = ord_;
-  ec.mulpdu = config_.mulpdu != 0 ? config_.mulpdu : wire::Mulpdu(config_.emss, markers_out_);
+  // REQ R5044-4.5-03
+  const std::size_t emss = effective_mss_ != 0 ? std::min(config_.emss, effective_mss_) : config_.emss;
+  ec.mulpdu = config_.mulpdu != 0 ? config_.mulpdu : wire::Mulpdu(emss, markers_out_);
   ec.ddp_version = version;
   ec.rdmap_version = version;
   // Responses wait for the end of each TCP write (FeedFpdus), as an RNIC
@@ -374,13 +382,44 @@ void ReferenceTargetSession::SendPendingResponses(wire::Bytes& out) {
 
 // REQ R5044-7.1.2-R04
 // The first FPDU from the suite (valid or not: it proves the suite is in
-// Full Operation, NOTES G.4) releases the target's side.
+// Full Operation, decisions D-G4) releases the target's side.
 void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
   ++fpdus_in_;
-  if (phase_ == SessionPhase::kAwaitingFirstFpdu) phase_ = SessionPhase::kFullOperation;
   reactions_.Clear();
+  if (phase_ == SessionPhase::kAwaitingFirstFpdu) {
+    phase_ = SessionPhase::kFullOperation;
+    if (!config_.faults.Has(model::Fault::kAcceptAnyFirstFpduAsRtr) && !IsRtrOrNoneOwed(ulpdu)) {
+      detail_ = "the first FPDU after a peer-to-peer setup is none of the negotiated RTRs";
+      endpoint_->OnLlpError(wire::term::kMpaNoMatchingRtrOption, reactions_);
+      Drain(out);
+      return;
+    }
+  }
   endpoint_->OnSegment(ulpdu, reactions_);
   Drain(out);
+}
+
+// REQ R6581-12-01 R6581-5-02
+// After a peer-to-peer setup (A=1) the Initiator's first FPDU is one of the
+// RTR indications the Reply offered (RFC 6581 §9.2): a zero-length Send
+// (B), RDMA Write (C) or Read Request with RDMARDSZ 0 (D); or a Terminate
+// when it can generate none of them (R6581-9.2-12). Anything else is
+// refused with 2/0/0x07 "No matching RTR option" (docs/decisions.md 46).
+bool ReferenceTargetSession::IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const {
+  if (!reply_ || !reply_->enhanced_data || !reply_->enhanced_data->peer_to_peer) return true;
+  const wire::EnhancedIrdOrd& e = *reply_->enhanced_data;
+  auto v = wire::DecodeRdmapSegment(ulpdu, config_.profile);
+  if (!v.ok() || !v->opcode_known || !v->tagged_flag_matches || !v->ddp.header.last) return false;
+  switch (v->opcode()) {
+    case wire::Opcode::kTerminate: return true;
+    case wire::Opcode::kSend: return e.send_rtr && v->ddp.payload.empty();
+    case wire::Opcode::kRdmaWrite: return e.write_rtr && v->ddp.payload.empty();
+    case wire::Opcode::kRdmaReadRequest: {
+      const auto* r = std::get_if<wire::ReadRequestHeader>(&v->header);
+      return e.read_rtr && r && r->read_message_size == 0;
+    }
+    default: return false;
+  }
 }
 
 // REQ R5040-6.2.1-05 R5040-5.4-01
@@ -440,7 +479,7 @@ void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
     if (config_.report_solicited) solicited = e.solicited_event;
     wire::EventRecord rec;
     if (e.kind == model::UlpEventKind::kSendReceived) {
-      // A zero-length Send RTR (RFC 6581, NOTES H.6) is hidden from the ULP.
+      // A zero-length Send RTR (RFC 6581, decisions D-H6) is hidden from the ULP.
       if (send_rtr_offered_ && !config_.report_send_rtr && e.opcode == Opcode::kSend &&
           e.msn == 1 && e.length == 0) {
         continue;

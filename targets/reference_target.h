@@ -54,13 +54,13 @@
 namespace rdmapct::targets {
 
 // How the Responder answers MPA Requests (RFC 5044 §7.1.1, RFC 6581 §9;
-// NOTES G.1, G.3, G.8, H.3).
+// decisions D-G1, D-G3, D-G8, D-H3).
 struct MpaPolicy {
   // Request Revs the target accepts; any other Rev closes the connection
   // without a Reply (RFC 5044 §7.1.1 Rev: "MUST close the connection").
   // Rev 0 (pre-standard, permissive) makes the stream use DDP/RDMAP version 0.
   std::vector<uint8_t> accepted_revisions = {1, 2};
-  // C bit of the Reply. RFC 5044 §4.4: CRCs are on by default (NOTES G.1).
+  // C bit of the Reply. RFC 5044 §4.4: CRCs are on by default (decisions D-G1).
   bool crc = true;
   // false: a target that cannot do CRCs at all. CRCs are used if either side
   // sets C (RFC 5044 §7.1.1), so it answers a Request with C = 1 with a
@@ -77,7 +77,7 @@ struct MpaPolicy {
   bool rtr_write = true;
   bool rtr_read = true;
   // Largest Request Private Data accepted (<= 512; RFC 5044 rule 9 lets a
-  // receiver have a smaller buffer, e.g. siw's 256, NOTES G.12).
+  // receiver have a smaller buffer, e.g. siw's 256, decisions D-G12).
   std::size_t max_private_data = wire::kMpaMaxPrivateDataLength;
 };
 
@@ -236,6 +236,10 @@ class ReferenceTargetSession {
  public:
   ReferenceTargetSession(ReferenceTarget& target, uint32_t serial);
   ~ReferenceTargetSession();
+  // The TCP MSS of the connection this session serves (TCP_MAXSEG, options
+  // excluded): the MULPDU follows the smaller of it and the configured EMSS
+  // (RFC 5044 §4.5, decisions D-G14). Call before the first octet.
+  void SetEffectiveMss(std::size_t mss) { effective_mss_ = mss; }
   ReferenceTargetSession(const ReferenceTargetSession&) = delete;
   ReferenceTargetSession& operator=(const ReferenceTargetSession&) = delete;
 
@@ -287,6 +291,7 @@ class ReferenceTargetSession {
   bool BuildAdvertisement(wire::Advertisement& adv) const;
   void FeedFpdus(wire::ByteSpan in, wire::Bytes& out);
   void OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out);
+  bool IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const;
   void SendPendingResponses(wire::Bytes& out);
   void AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out);
   bool HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out);
@@ -326,6 +331,7 @@ class ReferenceTargetSession {
   wire::Bytes held_;
   std::optional<wire::MpaStartupFrame> request_;
   std::optional<wire::MpaStartupFrame> reply_;
+  std::size_t effective_mss_ = 0;  // 0: unknown (in-process)
   std::optional<wire::Advertisement> advertisement_;
   bool keep_memory_ = false;
   uint32_t case_hash_ = 0;

@@ -14,6 +14,7 @@
 
 #include "reference/model/faults.h"
 #include "reference/wire/profile.h"
+#include "targets/reference_query.h"
 #include "targets/reference_target.h"
 #include "targets/transport.h"
 
@@ -36,14 +37,5 @@ struct ConnectorOptions {
 std::unique_ptr<TargetConnector> MakeConnector(std::string_view uri,
                                                const ConnectorOptions& options,
                                                std::string& error);
-
-// Applies a reference query ("k=v&k=v") to `config`. Keys:
-//   profile=rfc5040|rfc7306|commit   fault=NAME[,NAME...] (repeatable)
-//   crc=0|1 (the Reply's C bit)      markers=0|1 (Markers wanted from the suite)
-//   rfc6581=0|1   revs=1,2   ird=N   ord=N   buffers=N   buffer_size=N
-//   keep_memory=0|1   mulpdu=N
-// false with a reason naming the key on an unknown key or a bad value.
-bool ApplyReferenceQuery(std::string_view query, ReferenceTargetConfig& config,
-                         std::string& error);
 
 }  // namespace rdmapct::targets

@@ -46,6 +46,12 @@ int ConnectOne(const addrinfo* ai, Clock::time_point deadline, bool& reset, std:
     error = "socket: " + ErrnoText(errno);
     return -1;
   }
+  // Announce an Ethernet MSS, so a target on loopback or a jumbo-frame link
+  // segments as on a 1500-octet MTU and the MULPDU cases stay within their
+  // regions; the cases compute the MULPDU from the MSS actually in use
+  // (TcpTransport::EffectiveMss, decisions D-G14). Best effort.
+  const int announced_mss = kAnnouncedMss;
+  setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &announced_mss, sizeof announced_mss);
   int err = 0;
   if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
     err = errno;
@@ -197,6 +203,13 @@ void TcpTransport::ShutdownWrite() {
 
 // SO_LINGER with a zero timeout turns close() into an abortive release: the
 // kernel sends a RST and drops whatever is queued.
+std::optional<std::size_t> TcpTransport::EffectiveMss() const {
+  int mss = 0;
+  socklen_t len = sizeof mss;
+  if (fd_ < 0 || ::getsockopt(fd_, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) != 0 || mss <= 0) return std::nullopt;
+  return static_cast<std::size_t>(mss);
+}
+
 void TcpTransport::Abort() {
   if (fd_ < 0) return;
   const linger l{1, 0};

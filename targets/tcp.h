@@ -12,13 +12,18 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "targets/transport.h"
 
 namespace rdmapct::targets {
+
+// The MSS the suite announces in its SYN (Ethernet: 1500 - 40).
+inline constexpr int kAnnouncedMss = 1460;
 
 struct TcpOptions {
   std::chrono::milliseconds write_timeout{10000};
@@ -44,6 +49,8 @@ class TcpTransport : public Transport {
   void Abort() override;
   std::string last_error() const override { return last_error_; }
   std::string peer() const override { return peer_; }
+  // TCP_MAXSEG of the connected socket (the current MSS, options excluded).
+  std::optional<std::size_t> EffectiveMss() const override;
 
  private:
   friend class TcpConnector;

@@ -216,6 +216,12 @@ void TcpServer::AcceptAll() {
     c->fd = fd;
     c->peer = peer;
     c->session = target_->Accept();
+    // decisions D-G14: the MULPDU follows the MSS of this connection.
+    int mss = 0;
+    socklen_t mss_len = sizeof mss;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0) {
+      c->session->SetEffectiveMss(static_cast<std::size_t>(mss));
+    }
     c->last_progress = Clock::now();
     connections_.push_back(std::move(c));
     ++stats_.accepted;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "reference/wire/bytes.h"
@@ -49,6 +50,12 @@ class Transport {
   // ("in-process reference (fault: none)", "tcp://127.0.0.1:4791").
   virtual std::string last_error() const = 0;
   virtual std::string peer() const = 0;
+
+  // The TCP payload octets one segment carries on this connection, TCP
+  // options (timestamps) excluded: RFC 5044's EMSS as decisions D-G14 reads
+  // it (1448 on Ethernet or loopback with timestamps, not 1460). nullopt
+  // where there is no TCP (in-process): the suite then assumes its default.
+  virtual std::optional<std::size_t> EffectiveMss() const { return std::nullopt; }
 };
 
 // Opens a fresh connection to a target (one per conformance case).

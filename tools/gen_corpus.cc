@@ -27,6 +27,7 @@
 
 #include "capture/capture_builder.h"
 #include "capture/pcap_writer.h"
+#include "fuzz/session_builder.h"
 #include "fuzz/session_seeds.h"
 #include "reference/wire/ddp_segmentation.h"
 #include "reference/wire/hex.h"
@@ -53,17 +54,7 @@ void Add(Corpus& c, const std::string& dir, const std::string& name, Bytes bytes
 }
 
 // Filler octets: the same on every platform.
-Bytes Filler(std::size_t n, uint32_t seed) {
-  Bytes out(n);
-  uint32_t s = seed * 2654435761u + 1;
-  for (uint8_t& b : out) {
-    s ^= s << 13;
-    s ^= s >> 17;
-    s ^= s << 5;
-    b = static_cast<uint8_t>(s);
-  }
-  return out;
-}
+Bytes Filler(std::size_t n, uint32_t seed) { return rdmapct::fuzz::XorshiftOctets(n, seed * 2654435761u + 1); }
 
 std::string Slug(const char* name) {
   std::string s;

@@ -1,17 +1,14 @@
 #include "reference/model/checks.h"
 
-#include <cstdio>
 #include <string>
+
+#include "reference/wire/hex.h"
 
 namespace rdmapct::model {
 
 namespace {
 
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using wire::HexValue;
 
 }  // namespace
 
@@ -60,7 +57,7 @@ CheckResult CheckOpcode(const wire::RdmapMessageView& v, const FaultSet& faults)
   const wire::DdpSegmentHeader& h = v.ddp.header;
   if (!v.opcode_known) {
     return MakeViolation(ViolationKind::kUnexpectedOpcode, "R5040-7.2-02",
-                         "opcode " + Hex(v.ctrl.opcode) + " is not defined by the profile");
+                         "opcode " + HexValue(v.ctrl.opcode) + " is not defined by the profile");
   }
   const wire::OpcodeInfo& info = *v.opcode_info;
   if (h.tagged != info.tagged) {
@@ -163,11 +160,11 @@ CheckResult CheckTaggedStag(const MemoryRegion* region, uint32_t stag,
                             const TaggedErrorKinds& kinds, const FaultSet& faults) {
   if (region == nullptr) {
     return MakeViolation(kinds.invalid_stag, kinds.invalid_stag_id,
-                         "STag " + Hex(stag) + " is not registered");
+                         "STag " + HexValue(stag) + " is not registered");
   }
   if (!region->valid && !faults.Has(Fault::kAcceptInvalidatedStag)) {
     return MakeViolation(kinds.invalid_stag, kinds.invalid_stag_id,
-                         "STag " + Hex(stag) + " has been invalidated");
+                         "STag " + HexValue(stag) + " has been invalidated");
   }
   return {};
 }
@@ -177,7 +174,7 @@ CheckResult CheckStreamAssociation(const MemoryRegion& region, uint32_t stream_i
                                    const TaggedErrorKinds& kinds, const FaultSet& faults) {
   if (region.stream_id == stream_id || faults.Has(Fault::kSkipStreamAssociationCheck)) return {};
   return MakeViolation(kinds.not_associated, kinds.not_associated_id,
-                       "STag " + Hex(region.stag) + " belongs to stream " +
+                       "STag " + HexValue(region.stag) + " belongs to stream " +
                            std::to_string(region.stream_id));
 }
 
@@ -188,8 +185,8 @@ CheckResult CheckAccessRights(const MemoryRegion& region, uint8_t required,
     return {};
   }
   return MakeViolation(kinds.access_rights, kinds.access_rights_id,
-                       "STag " + Hex(region.stag) + " grants access " + Hex(region.access) +
-                           ", needs " + Hex(required));
+                       "STag " + HexValue(region.stag) + " grants access " + HexValue(region.access) +
+                           ", needs " + HexValue(required));
 }
 
 // REQ R5041-7.1-G5 R5040-7.2-09e
@@ -198,7 +195,7 @@ CheckResult CheckToWrap(uint64_t to, uint64_t length, const TaggedErrorKinds& ki
   if (faults.Has(Fault::kSkipToWrapCheck)) return {};
   if (to + length >= to) return {};  // the 64-bit sum itself must not wrap
   return MakeViolation(kinds.to_wrap, kinds.to_wrap_id,
-                       "TO " + Hex(to) + " + " + std::to_string(length) + " wraps 2^64");
+                       "TO " + HexValue(to) + " + " + std::to_string(length) + " wraps 2^64");
 }
 
 // REQ R5041-7.1-G3 R5041-7.1-G4 R5040-7.2-09c R5040-7.2-09d
@@ -218,8 +215,8 @@ CheckResult CheckTaggedBounds(const MemoryRegion& region, uint64_t to, uint64_t 
   }
   if (start_ok && end_ok) return {};
   return MakeViolation(kinds.base_or_bounds, kinds.base_or_bounds_id,
-                       "[" + Hex(to) + ", +" + std::to_string(length) + ") outside STag " +
-                           Hex(region.stag) + " [" + Hex(base) + ", +" +
+                       "[" + HexValue(to) + ", +" + std::to_string(length) + ") outside STag " +
+                           HexValue(region.stag) + " [" + HexValue(base) + ", +" +
                            std::to_string(region.length) + ")");
 }
 
@@ -261,16 +258,16 @@ CheckResult CheckInvalidateStag(const Resources& resources, uint32_t stream_id, 
   const MemoryRegion* region = resources.FindRegion(stag);
   if (region == nullptr || !region->valid) {
     return MakeViolation(ViolationKind::kInvalidateStagInvalid, "R5040-7.2-04",
-                         "Invalidate STag " + Hex(stag) + " is not a valid STag");
+                         "Invalidate STag " + HexValue(stag) + " is not a valid STag");
   }
   if (region->stream_id != stream_id) {
     return MakeViolation(ViolationKind::kInvalidateStagNotAssociated, "R5040-5.3-16",
-                         "Invalidate STag " + Hex(stag) + " belongs to stream " +
+                         "Invalidate STag " + HexValue(stag) + " belongs to stream " +
                              std::to_string(region->stream_id));
   }
   if (!region->remote_invalidatable) {
     return MakeViolation(ViolationKind::kInvalidateStagNotInvalidatable, "R5040-5.3-16",
-                         "STag " + Hex(stag) + " may not be invalidated remotely");
+                         "STag " + HexValue(stag) + " may not be invalidated remotely");
   }
   return {};
 }
@@ -282,7 +279,7 @@ CheckResult CheckAtomicAlignment(const MemoryRegion& region, uint64_t to, Violat
   const uint64_t address = region.object_offset + (to - region.base_tagged_offset);
   if (address % 8 == 0) return {};
   return MakeViolation(kind, requirement_id,
-                       "TO " + Hex(to) + " maps to buffer address " + Hex(address) +
+                       "TO " + HexValue(to) + " maps to buffer address " + HexValue(address) +
                            ", not 64-bit aligned");
 }
 
@@ -301,7 +298,7 @@ CheckResult CheckFlushFlags(uint32_t flags, bool reject_unknown, const FaultSet&
   const bool unknown = (flags & ~known) != 0;
   if (!none && !(reject_unknown && unknown)) return {};
   return MakeViolation(ViolationKind::kFlushInvalidFlags, "RCOMMIT-3.1.1.1-03",
-                       "Flush Disposition Flags " + Hex(flags));
+                       "Flush Disposition Flags " + HexValue(flags));
 }
 
 }  // namespace rdmapct::model

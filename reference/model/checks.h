@@ -69,7 +69,7 @@ struct TaggedErrorKinds {
 };
 extern const TaggedErrorKinds kDdpPlacementErrors;   // Write / Read Response (RFC 5041 §7.1)
 extern const TaggedErrorKinds kReadSourceErrors;     // Read Request (RFC 5040 §7.2)
-extern const TaggedErrorKinds kAtomicTargetErrors;   // Atomic Request (NOTES C.4)
+extern const TaggedErrorKinds kAtomicTargetErrors;   // Atomic Request (decisions D-C4)
 extern const TaggedErrorKinds kCommitTargetErrors;   // Flush / Verify / Atomic Write (D.5)
 
 CheckResult CheckTaggedStag(const MemoryRegion* region, uint32_t stag,
@@ -108,7 +108,7 @@ CheckResult CheckAtomicAlignment(const MemoryRegion& region, uint64_t tagged_off
                                  ViolationKind kind, const char* requirement_id);
 // COMMIT §3.1.3.1: Data Sink Length is 8.
 CheckResult CheckAtomicWriteLength(uint32_t data_sink_length, const FaultSet& faults);
-// COMMIT §3.1.1.1 / NOTES D.7: Flush Disposition Flags.
+// COMMIT §3.1.1.1 / decisions D-D7: Flush Disposition Flags.
 CheckResult CheckFlushFlags(uint32_t flags, bool reject_unknown, const FaultSet& faults);
 
 }  // namespace rdmapct::model

@@ -9,13 +9,13 @@
 
 namespace rdmapct::model {
 
-// NOTES E: what a Terminate's DDP Segment Length holds.
+// decisions D-E: what a Terminate's DDP Segment Length holds.
 enum class SegmentLengthConvention : uint8_t {
   kUlpduLength,    // DDP header + payload (decision 9)
   kPayloadLength,  // payload only (Linux siw)
 };
 
-// NOTES C.7 / E: how QN1 requests count against IRD (and ORD).
+// decisions D-C7 / D-E: how QN1 requests count against IRD (and ORD).
 enum class IrdAccounting : uint8_t {
   kShared,    // Reads, Atomics and COMMIT requests share one IRD/ORD budget (decision 12)
   kAdditive,  // Atomics/COMMIT have their own budget (`extension_ird`), RFC 7306 §5.2.2 item 4

@@ -7,7 +7,7 @@ namespace rdmapct::model {
 namespace {
 
 // wrong-terminate-code: a registered code that is NOT in the accept-set, so a
-// conformance check grades it (WARN for registered codes, NOTES §5.1).
+// conformance check grades it (WARN for registered codes, decisions D-S1).
 wire::TerminateCode WrongCode(ViolationKind kind) {
   static constexpr wire::TerminateCode kCandidates[] = {
       wire::term::kRdmapOperationUnspecified, wire::term::kRdmapProtectionUnspecified,
@@ -40,7 +40,7 @@ wire::TerminateHeader BuildTerminateHeader(const Violation& v, const DecisionOpt
   const bool echo_ddp = rule.ddp_header && seg.has_ddp_header && !strip;
   const bool echo_rdma = echo_ddp && rule.rdma_header == RdmaHeaderEcho::kIfReadRequest &&
                          seg.has_read_request;
-  // NOTES E: the DDP Segment Length is the ULPDU_Length handed up by MPA
+  // decisions D-E: the DDP Segment Length is the ULPDU_Length handed up by MPA
   // (or, by option, the payload length only).
   uint32_t length = seg.ulpdu_length;
   if (options.segment_length == SegmentLengthConvention::kPayloadLength) {
@@ -49,7 +49,7 @@ wire::TerminateHeader BuildTerminateHeader(const Violation& v, const DecisionOpt
   wire::TerminateHeader h = wire::MakeTerminateHeader(
       code, echo_ddp ? &seg.ddp_header : nullptr, static_cast<uint16_t>(length),
       echo_rdma ? &seg.read_request : nullptr, options.terminate_form);
-  // NOTES A.2: Figure 10 asks for R=1 on SendInv protection errors although
+  // decisions D-A2: Figure 10 asks for R=1 on SendInv protection errors although
   // there is no RDMA header to echo; by option, send a zero-filled one.
   if (echo_ddp && options.rdma_header_on_invalidate_error && IsInvalidateKind(v.kind)) {
     h.r = true;

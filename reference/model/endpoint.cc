@@ -51,7 +51,7 @@ void RdmapEndpoint::OnSegment(wire::ByteSpan ulpdu, Reactions& out) {
 
 // REQ R5041-7.1-03 R5040-5.4-10 R5040-5.4-01
 // After a Terminate (sent or received) DDP silently drops every later segment
-// (NOTES E, F.8); a peer that keeps sending after its own Terminate breaks
+// (decisions D-E, D-F8); a peer that keeps sending after its own Terminate breaks
 // R5040-5.4-10, which the auditor wants to know.
 bool RdmapEndpoint::AcceptInState(wire::ByteSpan ulpdu, Reactions& out) {
   if (state_ == StreamState::kStreaming || state_ == StreamState::kClosing) return true;
@@ -76,7 +76,7 @@ bool RdmapEndpoint::AcceptInState(wire::ByteSpan ulpdu, Reactions& out) {
 }
 
 // DecodeRdmapSegment fails only on truncation. A short DDP header cannot be
-// echoed (NOTES F.4); a short RDMAP header is checked like any other segment
+// echoed (decisions D-F4); a short RDMAP header is checked like any other segment
 // first (DV, QN, RV, opcode), then reported as a length error.
 void RdmapEndpoint::OnUndecodable(wire::ByteSpan ulpdu, Reactions& out) {
   auto ddp = wire::DecodeDdpSegment(ulpdu);
@@ -174,7 +174,7 @@ uint32_t RdmapEndpoint::PendingCount(bool extension) const {
 
 // REQ R5040-5.2.1-02 R5040-6.1-10 R5040-5.2.2-03 R7306-5.2.1-S2 R7306-5.2.2-S4
 // QN1: the next MSN only (requests are single-segment and arrive in order,
-// NOTES F.7), one IRD slot per request still being answered.
+// decisions D-F7), one IRD slot per request still being answered.
 bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
   const FaultSet& f = config_.faults;
   if (RaiseIf(rx, CheckMsn(rx.ddp().msn, expected_msn_[1], 1, 1, f), out)) return false;
@@ -196,7 +196,7 @@ bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
 // REQ R7306-5-08 R7306-5.2.2-S7 R7306-5.4-R8b RCOMMIT-3.1-07
 // QN3: a response is legal only as the next MSN while a request that earns
 // a QN3 response is outstanding, and must be that request's response type
-// (NOTES C.8: correlation by QN3 MSN order).
+// (decisions D-C8: correlation by QN3 MSN order).
 bool RdmapEndpoint::CheckUntaggedResponse(const RxSegment& rx, Reactions& out) {
   // accept-unexpected-responses: what matches no request is dropped unchecked.
   if (config_.faults.Has(Fault::kAcceptUnexpectedResponses) &&
@@ -263,19 +263,25 @@ bool RdmapEndpoint::RaiseIf(const RxSegment& rx, CheckResult r, Reactions& out) 
 // Terminate is out, nothing else is sent.
 void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
   v.segment_index = segments_received_ == 0 ? 0 : segments_received_ - 1;
-  if (!first_violation_) first_violation_ = v;
   UlpEvent& e = out.AddEvent(UlpEventKind::kError);
   e.violation = v.kind;
   const TerminateRule& rule = RuleFor(v.kind);
-  const bool live = state_ == StreamState::kStreaming || state_ == StreamState::kClosing;
   const bool answer = rule.emits_terminate || (v.kind == ViolationKind::kMalformedTerminate &&
                                                config_.decisions.answer_malformed_terminate);
+  const auto is_live = [&] { return state_ == StreamState::kStreaming || state_ == StreamState::kClosing; };
+  // Not while a response is being sent: its own failure is this violation,
+  // and flushing again would serve the same failing response forever.
+  if (is_live() && answer && !terminate_sent_ && config_.answer_before_terminate && !emitting_responses_) {
+    EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
+  }
+  // REQ R5040-5.4-10
+  // A response served by that flush may fail on its own (a Read whose Data
+  // Source an earlier Send with Invalidate invalidated) and send the one
+  // Terminate; then this violation is not reported on the wire, and the
+  // Terminate's violation is the first one.
+  if (!first_violation_) first_violation_ = v;
+  const bool live = is_live();
   if (live && answer && !terminate_sent_) {
-    // Not while a response is being sent: its own failure is this violation,
-    // and flushing again would serve the same failing response forever.
-    if (config_.answer_before_terminate && !emitting_responses_) {
-      EmitPendingResponses(std::numeric_limits<std::size_t>::max(), out);
-    }
     // Passive audit: this Terminate is what the audited side owes, not one it
     // sent; its real Terminate (ObserveTransmitted) takes the QN 2 MSN.
     EmitTerminate(v, config_.passive ? next_msn_[2] : next_msn_[2]++, config_.profile, config_.rdmap_version,
@@ -313,10 +319,7 @@ bool RdmapEndpoint::PassiveTargetKnown(const wire::RdmapMessageView& v) const {
 
 void RdmapEndpoint::ExpectResponse(const RxSegment& rx, Reactions& out) {
   PendingResponse p;
-  p.response = rx.info->opcode == Opcode::kAtomicRequest   ? Opcode::kAtomicResponse
-               : rx.info->opcode == Opcode::kFlushRequest  ? Opcode::kFlushResponse
-               : rx.info->opcode == Opcode::kVerifyRequest ? Opcode::kVerifyResponse
-                                                           : Opcode::kAtomicWriteResponse;
+  p.response = rx.info->response.value_or(Opcode::kAtomicWriteResponse);
   p.extension = true;
   p.request_segment = SegmentOf(rx);
   if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&rx.view.header)) {

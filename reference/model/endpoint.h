@@ -101,7 +101,7 @@ struct OutstandingResponse {
 // An inbound request whose response has not been (fully) sent.
 struct PendingResponse {
   wire::Opcode response = wire::Opcode::kRdmaReadResponse;
-  bool extension = false;            // Atomic/COMMIT (IRD accounting, NOTES C.7)
+  bool extension = false;            // Atomic/COMMIT (IRD accounting, decisions D-C7)
   // The request's segment, for a Terminate if serving it fails later.
   OffendingSegment request_segment;
   // Read Response: the request and how many octets were already sent.
@@ -197,7 +197,7 @@ class RdmapEndpoint {
   bool CheckCommon(const RxSegment& rx, Reactions& out);
   bool CheckUntaggedRequest(const RxSegment& rx, Reactions& out);   // QN1
   bool CheckUntaggedResponse(const RxSegment& rx, Reactions& out);  // QN3
-  // QN1-3 buffers hold exactly one RDMAP header (NOTES F.7): MO 0, L=1.
+  // QN1-3 buffers hold exactly one RDMAP header (decisions D-F7): MO 0, L=1.
   bool CheckSingleSegment(const RxSegment& rx, Reactions& out);
 
   // --- handlers: one file per message family ---

@@ -126,7 +126,7 @@ PostStatus RdmapEndpoint::PostRdmaWrite(uint32_t stag, uint64_t tagged_offset,
 }
 
 // REQ R5040-6.1-09 R7306-5.2.2-S5
-// Outbound requests outstanding against ORD (shared or additive, NOTES C.7).
+// Outbound requests outstanding against ORD (shared or additive, decisions D-C7).
 static bool OrdAvailable(const EndpointConfig& c, std::size_t reads, std::size_t extensions,
                          bool extension) {
   if (c.faults.Has(Fault::kIgnoreOrd)) return true;
@@ -152,17 +152,14 @@ PostStatus RdmapEndpoint::PostReadRequest(const wire::ReadRequestHeader& h, Reac
 // REQ R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.1-S6 RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.2.1-01
 // RCOMMIT-3.1.3.1-01
 // Every extension request goes on QN1 (shared MSN space with Read Requests)
-// and earns one QN3 response, matched by order (NOTES C.8, E).
+// and earns one QN3 response, matched by order (decisions D-C8, D-E).
 PostStatus RdmapEndpoint::PostQn1Request(Opcode request, const wire::RdmapHeader& header,
                                          uint32_t request_id, Reactions& out) {
   if (PostStatus s = CheckCanPost(request); s != PostStatus::kOk) return s;
   if (!OrdAvailable(config_, outstanding_reads_.size(), outstanding_responses_.size(), true)) {
     return PostStatus::kOrdExceeded;
   }
-  Opcode response = Opcode::kAtomicResponse;
-  if (request == Opcode::kFlushRequest) response = Opcode::kFlushResponse;
-  if (request == Opcode::kVerifyRequest) response = Opcode::kVerifyResponse;
-  if (request == Opcode::kAtomicWriteRequest) response = Opcode::kAtomicWriteResponse;
+  const Opcode response = wire::InfoFor(request).response.value_or(Opcode::kAtomicResponse);
   scratch_.clear();
   wire::EncodeRdmapHeader(header, scratch_);
   wire::DdpSegmentHeader ddp = UntaggedHeader(request, 1);

@@ -139,6 +139,17 @@ const std::vector<FaultInfo> kFaults = {
     {Fault::kReadResponseSkipBounds, "read-response-skip-bounds",
      "Read Responses are placed without the DDP STag and bounds checks of their Data Sink (clipped to memory)",
      "R5041-7.1-G1 R5041-7.1-G3 R5041-7.1-G4 R5040-7.1-01"},
+    {Fault::kReplyEchoesRequestRes, "reply-echoes-request-res",
+     "the target's MPA Reply copies the Request's Res bits instead of sending zero, as Linux siw 6.1 does",
+     "R5044-7.1.1-15 R6581-6-02"},
+    {Fault::kRev0ReplyWithoutMarkers, "rev0-reply-without-markers",
+     "the target accepts a Rev 0 Request with a Rev 0 Reply that has M=0 and C=0, as Linux siw 6.1 does, "
+     "instead of a permissive Responder's M=1, C=1 or a close",
+     "R5044-7.1.1-19 R5044-C.2-01"},
+    {Fault::kAcceptAnyFirstFpduAsRtr, "accept-any-first-fpdu-as-rtr",
+     "after a peer-to-peer (A=1) setup the target takes whatever FPDU comes first as the RTR and processes it, "
+     "as Linux siw 6.1 does",
+     "R6581-12-01 R6581-5-02"},
 };
 
 }  // namespace

@@ -66,6 +66,9 @@ enum class Fault : uint8_t {
   kSendInvalidateWrongStag,
   kReuseSendMsn,
   kReadResponseSkipBounds,
+  kReplyEchoesRequestRes,
+  kRev0ReplyWithoutMarkers,
+  kAcceptAnyFirstFpduAsRtr,
   kCount
 };
 

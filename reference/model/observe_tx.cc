@@ -165,10 +165,7 @@ void RdmapEndpoint::ObserveUntagged(const wire::RdmapMessageView& v, Reactions& 
       outstanding_reads_.push_back(
           OutstandingRead{h.msn, std::get<wire::ReadRequestHeader>(v.header), {}, false});
     } else if (extension) {
-      OutstandingResponse o{h.msn, op, Opcode::kAtomicResponse, 0};
-      if (op == Opcode::kFlushRequest) o.response = Opcode::kFlushResponse;
-      if (op == Opcode::kVerifyRequest) o.response = Opcode::kVerifyResponse;
-      if (op == Opcode::kAtomicWriteRequest) o.response = Opcode::kAtomicWriteResponse;
+      OutstandingResponse o{h.msn, op, wire::InfoFor(op).response.value_or(Opcode::kAtomicResponse), 0};
       if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header)) {
         o.request_id = a->request_identifier;
       }

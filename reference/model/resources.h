@@ -2,7 +2,7 @@
 // STag (regions over an object; two regions may alias the same octets), and
 // the Untagged Buffers of QN 0 posted by the ULP, with the per-message
 // reassembly state that lets segments of one message arrive in any MO order
-// (RFC 5041 §5.3, NOTES F.5).
+// (RFC 5041 §5.3, decisions D-F5).
 #pragma once
 
 #include <cstddef>

@@ -7,9 +7,9 @@
 //    (valid, associated with the stream, Remote Atomic right, TO wrap /
 //    bounds over the 8 target octets), then 64-bit alignment of the ULP
 //    Buffer address. Alignment needs a resolved region (the address is the
-//    octet's position in its memory object), so it comes last (NOTES C.4/C.5).
+//    octet's position in its memory object), so it comes last (decisions D-C4/D-C5).
 //  - the target memory's byte order is DecisionOptions::atomic_memory_little_endian
-//    (NOTES C.9); the wire is big-endian either way.
+//    (decisions D-C9); the wire is big-endian either way.
 //  - the operation runs when the request is Delivered (this synchronous model
 //    has then Placed everything that arrived before it); its response waits in
 //    the one response queue behind earlier Read / QN3 responses.
@@ -18,6 +18,7 @@
 #include <string>
 
 #include "reference/model/endpoint.h"
+#include "reference/wire/hex.h"
 
 namespace rdmapct::model {
 
@@ -26,28 +27,20 @@ namespace {
 // The operand of every Atomic Operation is one 64-bit word (RFC 7306 §5).
 constexpr uint64_t kAtomicOperandLength = 8;
 
-std::string Hex(uint64_t v) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), kDigits[v & 0xF]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
-}
+using wire::HexValue;
 
 // REQ R7306-5-03 R7306-5.2.1-04 R7306-5.2.1-S4 R7306-5.2.1-T01 R7306-5.2.1-T02
 // R7306-5.2.1-T03
 // Figure 5 defines FetchAdd (0000b) and CmpSwap (0010b); 0001b is Reserved
 // and every other value Unassigned (RFC 7306 §10.1). Both are errors "surfaced"
-// with the code decided for NOTES C.3 (terminate_map.cc).
+// with the code decided for decisions D-C3 (terminate_map.cc).
 CheckResult CheckAtomicOpcode(uint8_t aopcode) {
   if (aopcode == static_cast<uint8_t>(wire::AtomicOpcode::kFetchAdd) ||
       aopcode == static_cast<uint8_t>(wire::AtomicOpcode::kCmpSwap)) {
     return {};
   }
   return MakeViolation(ViolationKind::kAtomicUnsupportedOpcode, "R7306-5.2.1-S4",
-                       "AOpCode " + Hex(aopcode) + (aopcode == 1 ? " is Reserved" : " is Unassigned"));
+                       "AOpCode " + HexValue(aopcode) + (aopcode == 1 ? " is Reserved" : " is Unassigned"));
 }
 
 // REQ R7306-5.1.1-01 R7306-5.1.1-06 R7306-5.2.1-T01
@@ -81,7 +74,7 @@ uint64_t MaskedCmpSwap(uint64_t original, const wire::AtomicRequestHeader& req,
 }
 
 // REQ R7306-5.1.1-07
-// The 64-bit word in the target memory's byte order (NOTES C.9).
+// The 64-bit word in the target memory's byte order (decisions D-C9).
 uint64_t LoadWord(const uint8_t* p, bool little_endian) {
   if (!little_endian) return wire::LoadBe64(p);
   return uint64_t{wire::LoadLe32(p + 4)} << 32 | wire::LoadLe32(p);
@@ -126,7 +119,7 @@ uint64_t ExecuteAtomic(std::span<uint8_t> target, const wire::AtomicRequestHeade
 // REQ R7306-5.1.2-06 R7306-5.1.2-07 R7306-5.4-R3 R7306-5.4-R5 R7306-5.4-R8a R7306-5.4-R8b
 // REQ R7306-5.2.2-01 R7306-5.2.2-02 R7306-5.2.2-S1 R7306-8.1-C2
 // CheckUntaggedRequest already took the QN1 MSN and an IRD slot (shared with
-// Read Requests, NOTES C.7) and checked the 52-octet header. The Reserved
+// Read Requests, decisions D-C7) and checked the 52-octet header. The Reserved
 // bits, the Invalidate STag and the fields the AOpCode does not use are
 // ignored. Every check runs before memory is touched, so a rejected request
 // (misaligned ones included) leaves memory unchanged and earns no response.
@@ -165,7 +158,7 @@ void RdmapEndpoint::OnAtomicRequest(const RxSegment& rx, Reactions& out) {
 // REQ R7306-5-08 R7306-5.2.2-02 R7306-5.2.2-S6 R7306-5.2.2-S7 R7306-5.4-R7
 // CheckUntaggedResponse matched the response to the oldest outstanding QN1
 // request by QN3 MSN order and checked it is that request's response type
-// (NOTES C.8). What is left is the Original Request Identifier echo (checked
+// (decisions D-C8). What is left is the Original Request Identifier echo (checked
 // by default, DecisionOptions::check_atomic_response_id), then the atomic
 // completes with the Original Remote Data Value.
 void RdmapEndpoint::OnAtomicResponse(const RxSegment& rx, Reactions& out) {
@@ -179,8 +172,8 @@ void RdmapEndpoint::OnAtomicResponse(const RxSegment& rx, Reactions& out) {
       resp->original_request_identifier != request.request_id) {
     Raise(rx, MakeViolation(ViolationKind::kAtomicResponseIdMismatch, "R7306-5.2.2-02",
                             "Original Request Identifier " +
-                                Hex(resp->original_request_identifier) + " answers request " +
-                                Hex(request.request_id) + " (QN1 MSN " +
+                                HexValue(resp->original_request_identifier) + " answers request " +
+                                HexValue(request.request_id) + " (QN1 MSN " +
                                 std::to_string(request.request_msn) + ")"),
           out);
     return;

@@ -4,19 +4,19 @@
 //
 // Decisions this file follows (decision_options.h, terminate_map.cc):
 //  - the target is checked like a Read Request source with the COMMIT error
-//    kinds (NOTES D.5): STag valid, associated with the stream, the access
+//    kinds (decisions D-D5): STag valid, associated with the stream, the access
 //    right of the operation (Flush: "Flushable", Verify: "Verifiable",
-//    Atomic Write: Remote Write; COMMIT §2.4, NOTES D.7), then TO wrap /
+//    Atomic Write: Remote Write; COMMIT §2.4, decisions D-D7), then TO wrap /
 //    bounds. A Data Sink Length of 0 is checked the same way (nothing in the
 //    draft exempts it, unlike RFC 5040 zero-length Reads) and then answered.
 //  - check order per request: the request's own fields (Flush Disposition
 //    Flags, Atomic Write Length), the target, Atomic Write alignment, then
 //    the Invalidate STag. Nothing is performed before every check passed.
-//  - Invalidate STag (NOTES D.4): ignored by default; with
+//  - Invalidate STag (decisions D-D4): ignored by default; with
 //    DecisionOptions::commit_request_invalidates_stag a non-zero value is
 //    checked like a Send with Invalidate's before the operation and the STag
 //    is invalidated after it.
-//  - Verify hash (NOTES D.6): CRC-32C (the MPA CRC, wire/crc32c.h) of the
+//  - Verify hash (decisions D-D6): CRC-32C (the MPA CRC, wire/crc32c.h) of the
 //    Data Sink range, sent as 4 octets, most significant first. A Hash Value
 //    in the request is present when the request is longer than its 16 fixed
 //    octets; any difference from the computed value (its length included) is
@@ -53,7 +53,7 @@ CheckResult CheckCommitTarget(const Resources& resources, const EndpointConfig& 
 }
 
 // REQ RCOMMIT-3.1-05 RCOMMIT-3.1-06
-// NOTES D.4: "processed by the receiver". By default the field is ignored.
+// decisions D-D4: "processed by the receiver". By default the field is ignored.
 bool InvalidatesStag(const EndpointConfig& c, uint32_t invalidate_stag) {
   return c.decisions.commit_request_invalidates_stag && invalidate_stag != 0;
 }
@@ -77,7 +77,7 @@ std::array<uint8_t, kVerifyHashLength> VerifyHash(std::span<const uint8_t> range
   return hash;
 }
 
-// COMMIT §3.1.3.1 / NOTES D.10: the Data octets as they are on the wire, or
+// COMMIT §3.1.3.1 / decisions D-D10: the Data octets as they are on the wire, or
 // converted to the target memory's byte order like an RFC 7306 atomic.
 void StoreAtomicWriteData(uint8_t* p, uint64_t data, const DecisionOptions& d) {
   if (d.atomic_write_stores_wire_order || !d.atomic_memory_little_endian) {
@@ -213,7 +213,7 @@ CheckResult CheckEmptyResponse(const wire::OpcodeInfo& info, std::size_t payload
 
 // REQ RCOMMIT-3.1.1.2-01 RCOMMIT-3.1.1.2-02 RCOMMIT-3.1-07 RCOMMIT-5.1-C2
 // CheckUntaggedResponse matched it to the oldest outstanding QN1 request by
-// QN3 MSN order and checked it is a Flush's response (NOTES C.8, E).
+// QN3 MSN order and checked it is a Flush's response (decisions D-C8, D-E).
 void RdmapEndpoint::OnFlushResponse(const RxSegment& rx, Reactions& out) {
   if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.1.2-02",
                                      config_.faults),

@@ -65,7 +65,7 @@ void RdmapEndpoint::OnSend(const RxSegment& rx, Reactions& out) {
   }
   buf->received.Insert(begin, begin + n);
   if (h.last) buf->message_length = static_cast<uint32_t>(begin + n);
-  // NOTES F.6: RsvdULP of the MO=0 segment (or of the first one seen) wins.
+  // decisions D-F6: RsvdULP of the MO=0 segment (or of the first one seen) wins.
   if (!buf->started || (h.message_offset == 0 && !buf->have_first_segment)) {
     buf->rdmap_control = h.rsvd_ulp0;
     buf->invalidate_stag = h.invalidate_stag;

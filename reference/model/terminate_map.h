@@ -1,5 +1,5 @@
 // ONE table from ViolationKind to the Terminate the model sends for it, the
-// set of Terminates the RFCs allow for it (the conformance accept-set, NOTES
+// set of Terminates the RFCs allow for it (the conformance accept-set, docs/decisions.md
 // §5.1), which headers the Terminate carries (RFC 5040 Figure 10, §4.8) and
 // the requirement ids. Every ambiguity decision of docs/decisions.md that
 // concerns a Terminate lives in this table.
@@ -33,7 +33,7 @@ struct TerminateRule {
   bool ddp_header;                  // M=1, D=1: DDP Segment Length + Terminated DDP Header
   RdmaHeaderEcho rdma_header;       // R
   const char* requirement_ids;      // space-separated
-  const char* decision;             // "decisions.md #n (NOTES X.y)" or "" when the RFC is explicit
+  const char* decision;             // "decisions.md #n (D-Xn)" or "" when the RFC is explicit
 
   std::span<const wire::TerminateCode> accept_set() const {
     return std::span<const wire::TerminateCode>(accept.data(), accept_count);

@@ -15,7 +15,7 @@ namespace rdmapct::model {
 
 enum class ViolationKind : uint8_t {
   // --- DDP (RFC 5041 §4, §7.1) -------------------------------------------
-  kDdpHeaderTruncated,          // ULPDU shorter than its DDP header (NOTES F.4)
+  kDdpHeaderTruncated,          // ULPDU shorter than its DDP header (decisions D-F4)
   kInvalidDdpVersionTagged,     // DV != negotiated, T=1
   kInvalidDdpVersionUntagged,   // DV != negotiated, T=0
   kInvalidQn,                   // U1: QN not defined for this stream/profile
@@ -35,7 +35,7 @@ enum class ViolationKind : uint8_t {
   kOpcodeQueueMismatch,         // valid opcode on the wrong QN (A.6)
   kOpcodeTaggedMismatch,        // valid opcode with the wrong DDP T flag (A.6)
   kRdmapHeaderLength,           // DDP message length != RDMAP header (+payload) length
-  // --- Send with Invalidate (RFC 5040 §5.3, §7.2; NOTES A.1/A.2) ----------
+  // --- Send with Invalidate (RFC 5040 §5.3, §7.2; decisions D-A1/D-A2) ----------
   kInvalidateStagInvalid,       // unknown or already invalid STag
   kInvalidateStagNotAssociated, // STag of another stream
   kInvalidateStagNotInvalidatable,  // region may not be invalidated remotely
@@ -45,7 +45,7 @@ enum class ViolationKind : uint8_t {
   kReadSourceAccessRights,
   kReadSourceBaseOrBounds,
   kReadSourceToWrap,
-  kIrdExceeded,                 // §6.1 MUST NOT exceed IRD (NOTES A.7)
+  kIrdExceeded,                 // §6.1 MUST NOT exceed IRD (decisions D-A7)
   // --- RDMA Read Response at the requester (RFC 5040 §5.2.2) -------------
   kReadResponseUnexpected,      // no outstanding Read Request
   kReadResponseMismatch,        // STag / TO / length differ from the request (5.2.2 MAY)

@@ -18,7 +18,7 @@
 // FPDU split over TCP segments or around Markers).
 //
 // Wire order: MPA sends the CRC least significant octet first (RFC 5044
-// Figures 5 and 6: 0x83992352 is sent as 52 23 99 83; NOTES.md G.2). Use
+// Figures 5 and 6: 0x83992352 is sent as 52 23 99 83; decisions D-G2). Use
 // StoreCrc32c/LoadCrc32c, never StoreBe32.
 #pragma once
 

@@ -57,7 +57,7 @@ const char* ReassemblyStatusName(ReassemblyStatus s) {
   return "?";
 }
 
-// REQ R5041-5.3-03 (out-of-order MO accepted, NOTES F.5)
+// REQ R5041-5.3-03 (out-of-order MO accepted, decisions D-F5)
 ReassemblyStatus UntaggedMessageAssembler::Add(const DdpSegmentHeader& h, ByteSpan payload) {
   if (h.tagged) return ReassemblyStatus::kNotUntagged;
   if (complete_) return ReassemblyStatus::kAlreadyComplete;

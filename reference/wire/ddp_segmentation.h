@@ -8,7 +8,7 @@
 //
 // Reassembly collects the segments of one untagged message by MO. Segments
 // may arrive in any MO order (only the L=1 segment must come last on the
-// wire, and even that is not assumed here: NOTES.md F.5); the message is
+// wire, and even that is not assumed here: decisions D-F5); the message is
 // complete when the L=1 segment has been seen and every octet below its end
 // is present.
 #pragma once

@@ -16,7 +16,7 @@ using namespace describe_detail;
 // ---- MPA Request/Reply Frame ----------------------------------------------------
 
 Field StartupFlags(uint8_t b, bool is_reply, uint64_t at) {
-  Field f = Num("M C R S Res", b, Hex(b, 2), at, 1);
+  Field f = Num("M C R S Res", b, HexValue(b, 2), at, 1);
   const bool m = b & kMpaFlagM, c = b & kMpaFlagC, r = b & kMpaFlagR, s = b & kMpaFlagS;
   f.Add(Bits("M (Marker flag)", m, m ? "1 (the sender asks for Markers)" : "0", at, 1, 7, 1));
   f.Add(Bits("C (CRC flag)", c, c ? "1 (the sender asks for CRCs)" : "0", at, 1, 6, 1));
@@ -32,7 +32,7 @@ Field StartupFlags(uint8_t b, bool is_reply, uint64_t at) {
 // REQ R6581-9-01: A|B|IRD(14)|C|D|ORD(14), big-endian.
 Field EnhancedWord(uint32_t w, uint64_t at) {
   const EnhancedIrdOrd e = DecodeEnhancedWord(w);
-  Field f = Num("RFC 6581 IRD/ORD", w, Hex(w, 8), at, 4);
+  Field f = Num("RFC 6581 IRD/ORD", w, HexValue(w, 8), at, 4);
   auto ird_ord = [](uint16_t v) {
     return DecHex(v, 4) + (v == kIrdOrdNotNegotiated ? " (no automatic negotiation)" : "");
   };
@@ -48,9 +48,9 @@ Field EnhancedWord(uint32_t w, uint64_t at) {
 // ---- test-ULP Advertisement ------------------------------------------------------
 
 Field RegionFields(const AdvertisedRegion& r, std::size_t index, uint64_t at) {
-  Field f = Node("Region " + std::to_string(index), Hex(r.stag, 8), at, kRegionEntryLength);
-  f.Add(Num("STag", r.stag, Hex(r.stag, 8), at, 4));
-  f.Add(Num("Base Tagged Offset", r.base_tagged_offset, Hex(r.base_tagged_offset, 16), at + 4, 8));
+  Field f = Node("Region " + std::to_string(index), HexValue(r.stag, 8), at, kRegionEntryLength);
+  f.Add(Num("STag", r.stag, HexValue(r.stag, 8), at, 4));
+  f.Add(Num("Base Tagged Offset", r.base_tagged_offset, HexValue(r.base_tagged_offset, 16), at + 4, 8));
   f.Add(Num("Length", r.length, DecHex(r.length, 8), at + 12, 4));
   std::string access;
   static constexpr std::pair<uint8_t, const char*> kAccess[] = {
@@ -59,14 +59,14 @@ Field RegionFields(const AdvertisedRegion& r, std::size_t index, uint64_t at) {
   for (auto [bit, word] : kAccess) {
     if (r.access & bit) access += (access.empty() ? "" : ", ") + std::string(word);
   }
-  f.Add(Num("Access", r.access, Hex(r.access, 2) + " (" + (access.empty() ? "none" : access) + ")", at + 16, 1));
+  f.Add(Num("Access", r.access, HexValue(r.access, 2) + " (" + (access.empty() ? "none" : access) + ")", at + 16, 1));
   std::string attrs;
   static constexpr std::pair<uint8_t, const char*> kAttrs[] = {
       {kAttrInvalidatable, "invalidatable"}, {kAttrForeign, "foreign"}, {kAttrDeregistered, "deregistered"}};
   for (auto [bit, word] : kAttrs) {
     if (r.attributes & bit) attrs += (attrs.empty() ? "" : ", ") + std::string(word);
   }
-  f.Add(Num("Attributes", r.attributes, Hex(r.attributes, 2) + (attrs.empty() ? "" : " (" + attrs + ")"),
+  f.Add(Num("Attributes", r.attributes, HexValue(r.attributes, 2) + (attrs.empty() ? "" : " (" + attrs + ")"),
             at + 17, 1));
   f.Add(Num("Memory Object", r.memory_object, std::to_string(r.memory_object), at + 18, 2));
   f.Add(Num("Object Offset", r.object_offset, DecHex(r.object_offset, 8), at + 20, 4));
@@ -92,7 +92,7 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
   for (auto [bit, word] : kFlags) {
     if (a.flags & bit) flags += (flags.empty() ? "" : ", ") + std::string(word);
   }
-  f.Add(Num("Flags", a.flags, Hex(a.flags, 4) + (flags.empty() ? "" : " (" + flags + ")"), at + 6, 2));
+  f.Add(Num("Flags", a.flags, HexValue(a.flags, 4) + (flags.empty() ? "" : " (" + flags + ")"), at + 6, 2));
   f.Add(Num("IRD", a.ird, std::to_string(a.ird), at + 8, 2));
   f.Add(Num("ORD", a.ord, std::to_string(a.ord), at + 10, 2));
   f.Add(Num("Receive Buffer Count", a.receive_buffer_count, std::to_string(a.receive_buffer_count), at + 12, 2));
@@ -109,7 +109,7 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
     Field& o = f.Add(Node("Previous-connection Outcome", "", entry, kPreviousOutcomeLength));
     o.Add(Num("Outcome Connection Serial", p.connection_serial, std::to_string(p.connection_serial), entry, 4));
     o.Add(Num("Outcome", static_cast<uint8_t>(p.outcome), std::to_string(static_cast<int>(p.outcome)), entry + 4, 1));
-    o.Add(Num("Outcome Flags", p.flags, Hex(p.flags, 2), entry + 5, 1));
+    o.Add(Num("Outcome Flags", p.flags, HexValue(p.flags, 2), entry + 5, 1));
     const TerminateCode code{p.layer, p.error_type, p.error_code};
     o.Add(Node("Outcome Terminate", Describe(code), entry + 6, 2));
     o.Add(Num("Events Sent", p.events_sent, std::to_string(p.events_sent), entry + 8, 2));
@@ -125,7 +125,7 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
         types += (types.empty() ? "" : ", ") + std::string(CommandTypeName(static_cast<CommandType>(t)));
       }
     }
-    b.Add(Num("Supported Commands", c.supported, Hex(c.supported, 8) + " (" + types + ")", entry, 4));
+    b.Add(Num("Supported Commands", c.supported, HexValue(c.supported, 8) + " (" + types + ")", entry, 4));
     b.Add(Num("Failed Command Id", c.failed_command_id, std::to_string(c.failed_command_id), entry + 4, 4));
     b.Add(Num("Commands Completed", c.completed, std::to_string(c.completed), entry + 8, 2));
     b.Add(Num("Commands Failed", c.failed, std::to_string(c.failed), entry + 10, 2));
@@ -164,8 +164,8 @@ std::string Summary(const DecodedSegment& s) {
   if (s.rdmap) {
     const RdmapMessageView& v = *s.rdmap;
     const DdpSegmentHeader& h = v.ddp.header;
-    what = v.opcode_known ? v.opcode_info->name : "Unknown opcode " + Hex(v.ctrl.opcode, 2);
-    what += h.tagged ? " (STag " + Hex(h.stag, 8) + ", TO " + Hex(h.tagged_offset, 1)
+    what = v.opcode_known ? v.opcode_info->name : "Unknown opcode " + HexValue(v.ctrl.opcode, 2);
+    what += h.tagged ? " (STag " + HexValue(h.stag, 8) + ", TO " + HexValue(h.tagged_offset, 1)
                      : " (QN " + std::to_string(h.queue_number) + ", MSN " + std::to_string(h.msn) +
                            ", MO " + std::to_string(h.message_offset);
     what += h.last ? ")" : ", not last)";
@@ -260,10 +260,10 @@ Field DescribeFpdu(const DecodedFpdu& d) {
   // The received value first (the field), the verdict next to it, the
   // computed value as a child so that JSON readers get it as a number.
   const char* verdict = !d.crc_checked ? "not checked: CRCs off" : d.crc_ok ? "ok" : "MISMATCH";
-  Field& crc = f.Add(Num("CRC", d.received_crc, Hex(d.received_crc, 8) + " [" + verdict + "]",
+  Field& crc = f.Add(Num("CRC", d.received_crc, HexValue(d.received_crc, 8) + " [" + verdict + "]",
                          d.crc_offset, kCrc32cSize));
   crc.problem = !d.crc_ok;
-  if (d.crc_computed) crc.Add(Num("Computed CRC", d.computed_crc, Hex(d.computed_crc, 8), d.crc_offset, kCrc32cSize));
+  if (d.crc_computed) crc.Add(Num("Computed CRC", d.computed_crc, HexValue(d.computed_crc, 8), d.crc_offset, kCrc32cSize));
   if (!d.markers.empty()) {
     Field& ms = f.Add(Node("Markers", std::to_string(d.markers.size()), d.markers.front().offset,
                            d.markers.back().offset + kMarkerSize - d.markers.front().offset));
@@ -274,7 +274,7 @@ Field DescribeFpdu(const DecodedFpdu& d) {
                                                                     DecHex(m.expected_fpduptr, 4) + "]"),
                               m.offset, kMarkerSize));
       mk.problem = !m.ok();
-      mk.Add(Num("RESERVED", m.reserved, Hex(m.reserved, 4), m.offset, 2));
+      mk.Add(Num("RESERVED", m.reserved, HexValue(m.reserved, 4), m.offset, 2));
       mk.Add(Num("FPDUPTR", m.fpduptr, DecHex(m.fpduptr, 4), m.offset + 2, 2));
     }
   }

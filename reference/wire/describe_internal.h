@@ -5,19 +5,13 @@
 #include <string>
 
 #include "reference/wire/describe.h"
+#include "reference/wire/hex.h"
 
 namespace rdmapct::wire::describe_detail {
 
-// "0x0016" with `digits` hex digits.
-inline std::string Hex(uint64_t v, int digits) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%0*llx", digits, static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // "22 (0x0016)".
 inline std::string DecHex(uint64_t v, int digits) {
-  return std::to_string(v) + " (" + Hex(v, digits) + ")";
+  return std::to_string(v) + " (" + HexValue(v, digits) + ")";
 }
 
 inline std::string Plural(uint64_t n, const char* unit) {

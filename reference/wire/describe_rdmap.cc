@@ -16,7 +16,7 @@ using namespace describe_detail;
 // REQ R5041-4.1-01: T = b>>7, L = (b>>6)&1, Rsvd = (b>>2)&0xF, DV = b&3.
 Field DdpControl(const DdpSegmentHeader& h, uint64_t at) {
   const uint8_t c = EncodeDdpControl(h.tagged, h.last, h.rsvd, h.ddp_version);
-  Field f = Num("DDP Control", c, Hex(c, 2), at, 1);
+  Field f = Num("DDP Control", c, HexValue(c, 2), at, 1);
   f.Add(Bits("T (Tagged flag)", h.tagged,
              h.tagged ? "1 (Tagged Buffer Model)" : "0 (Untagged Buffer Model)", at, 1, 7, 1));
   f.Add(Bits("L (Last flag)", h.last,
@@ -35,8 +35,8 @@ Field DdpControl(const DdpSegmentHeader& h, uint64_t at) {
 std::string OpcodeText(uint8_t opcode, Profile profile, bool& known) {
   const OpcodeInfo* info = FindOpcode(opcode, profile);
   known = info != nullptr;
-  if (info != nullptr) return Hex(opcode, 2) + " (" + info->name + ")";
-  std::string s = Hex(opcode, 2) + " (unknown: not defined by profile " + std::string(ProfileName(profile));
+  if (info != nullptr) return HexValue(opcode, 2) + " (" + info->name + ")";
+  std::string s = HexValue(opcode, 2) + " (unknown: not defined by profile " + std::string(ProfileName(profile));
   if (profile == Profile::kRfc5040) s += ", Unexpected OpCode";
   // A hint for the common mistake of decoding extension traffic under a
   // narrower profile (the opcode width is the same below 0x10).
@@ -52,7 +52,7 @@ std::string OpcodeText(uint8_t opcode, Profile profile, bool& known) {
 Field RdmapControlField(uint8_t b, Profile profile, uint64_t at) {
   const RdmapControl c = DecodeRdmapControl(b, profile);
   const bool wide = profile == Profile::kCommit;
-  Field f = Num("RDMAP Control Field", b, Hex(b, 2), at, 1);
+  Field f = Num("RDMAP Control Field", b, HexValue(b, 2), at, 1);
   Field& rv = f.Add(Bits("RV (RDMA Version)", c.rdma_version,
                          std::to_string(c.rdma_version) +
                              (c.rdma_version == kRdmaVersionIetf ? "" : " (not 01b: Invalid RDMAP version)"),
@@ -71,14 +71,14 @@ Field RdmapControlField(uint8_t b, Profile profile, uint64_t at) {
 // REQ R5040-4.2-T02: Figure 6 field names.
 Field ReadRequestFields(std::string name, const ReadRequestHeader& h, const StreamOffsetMap& m) {
   Field f = Node(std::move(name), "", m.At(0), kReadRequestHeaderLength);
-  f.Add(Num("SinkSTag (Data Sink STag)", h.sink_stag, Hex(h.sink_stag, 8), m.At(0), 4));
-  f.Add(Num("SinkTO (Data Sink Tagged Offset)", h.sink_tagged_offset, Hex(h.sink_tagged_offset, 16),
+  f.Add(Num("SinkSTag (Data Sink STag)", h.sink_stag, HexValue(h.sink_stag, 8), m.At(0), 4));
+  f.Add(Num("SinkTO (Data Sink Tagged Offset)", h.sink_tagged_offset, HexValue(h.sink_tagged_offset, 16),
             m.At(4), 8));
   f.Add(Num("RDMARDSZ (RDMA Read Message Size)", h.read_message_size,
             DecHex(h.read_message_size, 8), m.At(12), 4));
-  f.Add(Num("SrcSTag (Data Source STag)", h.source_stag, Hex(h.source_stag, 8), m.At(16), 4));
+  f.Add(Num("SrcSTag (Data Source STag)", h.source_stag, HexValue(h.source_stag, 8), m.At(16), 4));
   f.Add(Num("SrcTO (Data Source Tagged Offset)", h.source_tagged_offset,
-            Hex(h.source_tagged_offset, 16), m.At(20), 8));
+            HexValue(h.source_tagged_offset, 16), m.At(20), 8));
   return f;
 }
 
@@ -100,14 +100,14 @@ Field TerminateControl(const TerminateHeader& h, uint64_t at) {
   const uint32_t w = uint32_t{h.code.layer & 0xFu} << 28 | uint32_t{h.code.error_type & 0xFu} << 24 |
                      uint32_t{h.code.error_code} << 16 | uint32_t{h.m} << 15 | uint32_t{h.d} << 14 |
                      uint32_t{h.r} << 13 | (h.reserved & 0x1FFFu);
-  Field f = Num("Terminate Control", w, Hex(w, 8), at, 4);
+  Field f = Num("Terminate Control", w, HexValue(w, 8), at, 4);
   f.Add(Bits("Layer", h.code.layer,
-             Hex(h.code.layer, 1) + " (" + TerminateLayerName(h.code.layer) + ")", at, 4, 28, 4));
+             HexValue(h.code.layer, 1) + " (" + TerminateLayerName(h.code.layer) + ")", at, 4, 28, 4));
   f.Add(Bits("EType (Error Type)", h.code.error_type,
-             Hex(h.code.error_type, 1) + " (" + ErrorTypeName(h.code.layer, h.code.error_type) + ")",
+             HexValue(h.code.error_type, 1) + " (" + ErrorTypeName(h.code.layer, h.code.error_type) + ")",
              at, 4, 24, 4));
   Field& code = f.Add(Bits("Error Code", h.code.error_code,
-                           Hex(h.code.error_code, 2) + " (" + ErrorCodeName(h.code) + ")", at, 4, 16, 8));
+                           HexValue(h.code.error_code, 2) + " (" + ErrorCodeName(h.code) + ")", at, 4, 16, 8));
   code.problem = !IsRegistered(h.code);
   f.Add(Bits("M (DDP Segment Length valid)", h.m, YesNo(h.m), at, 4, 15, 1));
   f.Add(Bits("D (DDP Header Included)", h.d, YesNo(h.d), at, 4, 14, 1));
@@ -132,10 +132,10 @@ Field TerminateFields(const TerminateHeader& h, Profile profile, const StreamOff
     const DdpSegmentHeader& t = h.terminated_ddp_header;
     Field& ddp = f.Add(DescribeDdpHeader(t, m.From(at), "Terminated DDP Header"));
     ddp.Add(RdmapControlField(t.rsvd_ulp0, profile, m.At(at + 1)));
-    if (!t.tagged) ddp.Add(Num("Invalidate STag", t.invalidate_stag, Hex(t.invalidate_stag, 8), m.At(at + 2), 4));
+    if (!t.tagged) ddp.Add(Num("Invalidate STag", t.invalidate_stag, HexValue(t.invalidate_stag, 8), m.At(at + 2), 4));
     at += t.HeaderLength();
     if (fixed && t.tagged) {
-      f.Add(Num("DDP Header area tail", h.fixed_ddp_area_tail, Hex(h.fixed_ddp_area_tail, 8), m.At(at), 4));
+      f.Add(Num("DDP Header area tail", h.fixed_ddp_area_tail, HexValue(h.fixed_ddp_area_tail, 8), m.At(at), 4));
       at += 4;
     }
   }
@@ -150,37 +150,37 @@ Field AtomicRequestFields(const AtomicRequestHeader& h, const StreamOffsetMap& m
   Field f = Node("Atomic Request Header", AtomicOpcodeName(h.atomic_opcode), m.At(0),
                  kAtomicRequestHeaderLength);
   const uint32_t w0 = (h.reserved & 0x0FFFFFFFu) << 4 | (h.atomic_opcode & 0xFu);
-  Field& word = f.Add(Num("Reserved (Not Used) / AOpCode", w0, Hex(w0, 8), m.At(0), 4));
-  word.Add(Bits("Reserved (Not Used)", h.reserved, Hex(h.reserved, 7), m.At(0), 4, 4, 28));
+  Field& word = f.Add(Num("Reserved (Not Used) / AOpCode", w0, HexValue(w0, 8), m.At(0), 4));
+  word.Add(Bits("Reserved (Not Used)", h.reserved, HexValue(h.reserved, 7), m.At(0), 4, 4, 28));
   Field& op = word.Add(Bits("AOpCode (Atomic Operation Code)", h.atomic_opcode,
-                            Hex(h.atomic_opcode, 1) + " (" + AtomicOpcodeName(h.atomic_opcode) + ")",
+                            HexValue(h.atomic_opcode, 1) + " (" + AtomicOpcodeName(h.atomic_opcode) + ")",
                             m.At(0), 4, 0, 4));
   op.problem = h.atomic_opcode != 0x0 && h.atomic_opcode != 0x2;
-  f.Add(Num("Request Identifier", h.request_identifier, Hex(h.request_identifier, 8), m.At(4), 4));
-  f.Add(Num("Remote STag", h.remote_stag, Hex(h.remote_stag, 8), m.At(8), 4));
-  f.Add(Num("Remote Tagged Offset", h.remote_tagged_offset, Hex(h.remote_tagged_offset, 16), m.At(12), 8));
-  f.Add(Num("Add or Swap Data", h.add_or_swap_data, Hex(h.add_or_swap_data, 16), m.At(20), 8));
-  f.Add(Num("Add or Swap Mask", h.add_or_swap_mask, Hex(h.add_or_swap_mask, 16), m.At(28), 8));
-  f.Add(Num("Compare Data", h.compare_data, Hex(h.compare_data, 16), m.At(36), 8));
-  f.Add(Num("Compare Mask", h.compare_mask, Hex(h.compare_mask, 16), m.At(44), 8));
+  f.Add(Num("Request Identifier", h.request_identifier, HexValue(h.request_identifier, 8), m.At(4), 4));
+  f.Add(Num("Remote STag", h.remote_stag, HexValue(h.remote_stag, 8), m.At(8), 4));
+  f.Add(Num("Remote Tagged Offset", h.remote_tagged_offset, HexValue(h.remote_tagged_offset, 16), m.At(12), 8));
+  f.Add(Num("Add or Swap Data", h.add_or_swap_data, HexValue(h.add_or_swap_data, 16), m.At(20), 8));
+  f.Add(Num("Add or Swap Mask", h.add_or_swap_mask, HexValue(h.add_or_swap_mask, 16), m.At(28), 8));
+  f.Add(Num("Compare Data", h.compare_data, HexValue(h.compare_data, 16), m.At(36), 8));
+  f.Add(Num("Compare Mask", h.compare_mask, HexValue(h.compare_mask, 16), m.At(44), 8));
   return f;
 }
 
 Field AtomicResponseFields(const AtomicResponseHeader& h, const StreamOffsetMap& m) {
   Field f = Node("Atomic Response Header", "", m.At(0), kAtomicResponseHeaderLength);
   f.Add(Num("Original Request Identifier", h.original_request_identifier,
-            Hex(h.original_request_identifier, 8), m.At(0), 4));
+            HexValue(h.original_request_identifier, 8), m.At(0), 4));
   f.Add(Num("Original Remote Data Value", h.original_remote_data_value,
-            Hex(h.original_remote_data_value, 16), m.At(4), 8));
+            HexValue(h.original_remote_data_value, 16), m.At(4), 8));
   return f;
 }
 
 // Data Sink STag | Data Sink Length | Data Sink Tagged Offset (COMMIT §3.1.1-3).
 template <class H>
 void DataSinkFields(Field& f, const H& h, const StreamOffsetMap& m) {
-  f.Add(Num("Data Sink STag", h.data_sink_stag, Hex(h.data_sink_stag, 8), m.At(0), 4));
+  f.Add(Num("Data Sink STag", h.data_sink_stag, HexValue(h.data_sink_stag, 8), m.At(0), 4));
   f.Add(Num("Data Sink Length", h.data_sink_length, DecHex(h.data_sink_length, 8), m.At(4), 4));
-  f.Add(Num("Data Sink Tagged Offset", h.data_sink_tagged_offset, Hex(h.data_sink_tagged_offset, 16),
+  f.Add(Num("Data Sink Tagged Offset", h.data_sink_tagged_offset, HexValue(h.data_sink_tagged_offset, 16),
             m.At(8), 8));
 }
 
@@ -188,8 +188,8 @@ Field FlushRequestFields(const FlushRequestHeader& h, const StreamOffsetMap& m) 
   Field f = Node("RDMA Flush Request Header", "", m.At(0), kFlushRequestHeaderLength);
   DataSinkFields(f, h, m);
   const uint32_t flags = h.flush_disposition_flags;
-  Field& fl = f.Add(Num("Flush Disposition Flags", flags, Hex(flags, 8), m.At(16), 4));
-  fl.Add(Bits("Reserved", flags >> 2, Hex(flags >> 2, 8), m.At(16), 4, 2, 30));
+  Field& fl = f.Add(Num("Flush Disposition Flags", flags, HexValue(flags, 8), m.At(16), 4));
+  fl.Add(Bits("Reserved", flags >> 2, HexValue(flags >> 2, 8), m.At(16), 4, 2, 30));
   fl.Add(Bits("G (Flush to Global Visibility)", (flags >> 1) & 1, YesNo((flags >> 1) & 1), m.At(16), 4, 1, 1));
   fl.Add(Bits("P (Flush to Persistence)", flags & 1, YesNo(flags & 1), m.At(16), 4, 0, 1));
   return f;
@@ -205,7 +205,7 @@ Field VerifyRequestFields(const VerifyRequestHeader& h, const StreamOffsetMap& m
 Field AtomicWriteRequestFields(const AtomicWriteRequestHeader& h, const StreamOffsetMap& m) {
   Field f = Node("Atomic Write Request Header", "", m.At(0), kAtomicWriteRequestHeaderLength);
   DataSinkFields(f, h, m);
-  f.Add(Num("Data", h.data, Hex(h.data, 16), m.At(16), 8));
+  f.Add(Num("Data", h.data, HexValue(h.data, 16), m.At(16), 8));
   return f;
 }
 
@@ -237,9 +237,9 @@ Field DescribeDdpHeader(const DdpSegmentHeader& h, const StreamOffsetMap& m, std
                  m.At(0), h.HeaderLength());
   f.Add(DdpControl(h, m.At(0)));
   if (h.tagged) {
-    f.Add(Num("RsvdULP", h.rsvd_ulp0, Hex(h.rsvd_ulp0, 2) + " (RDMAP Control Field)", m.At(1), 1));
-    f.Add(Num("STag", h.stag, Hex(h.stag, 8), m.At(2), 4));
-    f.Add(Num("TO (Tagged Offset)", h.tagged_offset, Hex(h.tagged_offset, 16), m.At(6), 8));
+    f.Add(Num("RsvdULP", h.rsvd_ulp0, HexValue(h.rsvd_ulp0, 2) + " (RDMAP Control Field)", m.At(1), 1));
+    f.Add(Num("STag", h.stag, HexValue(h.stag, 8), m.At(2), 4));
+    f.Add(Num("TO (Tagged Offset)", h.tagged_offset, HexValue(h.tagged_offset, 16), m.At(6), 8));
     return f;
   }
   Bytes ulp(5);
@@ -253,7 +253,7 @@ Field DescribeDdpHeader(const DdpSegmentHeader& h, const StreamOffsetMap& m, std
 }
 
 Field DescribeRdmap(const RdmapMessageView& v, Profile profile, const StreamOffsetMap& m) {
-  const std::string name = v.opcode_known ? v.opcode_info->name : "Unknown opcode " + Hex(v.ctrl.opcode, 2);
+  const std::string name = v.opcode_known ? v.opcode_info->name : "Unknown opcode " + HexValue(v.ctrl.opcode, 2);
   Field f = Node("RDMAP", name, m.At(1), v.ulp_payload_offset - 1);
   f.problem = !v.opcode_known;
   f.Add(RdmapControlField(v.ddp.header.rsvd_ulp0, profile, m.At(1)));
@@ -261,7 +261,7 @@ Field DescribeRdmap(const RdmapMessageView& v, Profile profile, const StreamOffs
     std::string use;
     if (v.opcode_known && v.opcode_info->invalidate_stag == InvalidateStagUse::kValid) use = " (STag to invalidate)";
     const uint32_t s = v.invalidate_stag();
-    f.Add(Num("Invalidate STag", s, Hex(s, 8) + use, m.At(2), 4));
+    f.Add(Num("Invalidate STag", s, HexValue(s, 8) + use, m.At(2), 4));
   }
   if (v.opcode_known) {
     if (std::string note = SegmentNote(v); !note.empty()) f.Add(Node("Note", note, m.At(0), 0));
@@ -281,7 +281,7 @@ Field DescribeRdmapHeader(const RdmapHeader& header, Profile profile, const Stre
     Field operator()(const TerminateHeader& h) const { return TerminateFields(h, profile, m); }
     Field operator()(const ImmediateDataHeader& h) const {
       Field f = Node("Immediate Data Header", "", m.At(0), kImmediateDataHeaderLength);
-      f.Add(Num("Immediate Data", h.immediate_data, Hex(h.immediate_data, 16), m.At(0), 8));
+      f.Add(Num("Immediate Data", h.immediate_data, HexValue(h.immediate_data, 16), m.At(0), 8));
       return f;
     }
     Field operator()(const AtomicRequestHeader& h) const { return AtomicRequestFields(h, m); }

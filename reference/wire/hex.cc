@@ -135,16 +135,22 @@ bool LooksLikeText(ByteSpan data) {
   return true;
 }
 
-std::string HexOctets(ByteSpan data) {
+std::string HexOctets(ByteSpan data, std::size_t group) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string s;
   s.reserve(data.size() * 3);
   for (std::size_t i = 0; i < data.size(); ++i) {
-    if (i != 0) s.push_back(' ');
+    if (i != 0 && group != 0 && i % group == 0) s.push_back(' ');
     s.push_back(kDigits[data[i] >> 4]);
     s.push_back(kDigits[data[i] & 0xF]);
   }
   return s;
+}
+
+std::string HexValue(uint64_t value, int min_digits) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%0*llx", min_digits, static_cast<unsigned long long>(value));
+  return buf;
 }
 
 std::vector<std::string> HexDumpLines(ByteSpan data, std::size_t first_index) {

@@ -50,8 +50,13 @@ std::string DescribeHexError(const DecodeError& e, std::string_view text = {});
 // hex file can contain. Used to tell a hex file from a binary one.
 bool LooksLikeText(ByteSpan data);
 
-// "4d 50 41 20" (lowercase, one space between octets).
-std::string HexOctets(ByteSpan data);
+// "4d 50 41 20" (lowercase, one space between octets); with `group` 4,
+// "4d504120 49"; with 0, "4d50412049" (no spaces).
+std::string HexOctets(ByteSpan data, std::size_t group = 1);
+
+// "0x1f" (lowercase); zero-padded to `min_digits` digits: "0x001f". The one
+// way the tree writes a number in hex.
+std::string HexValue(uint64_t value, int min_digits = 0);
 
 // Classic hexdump lines: "0000  4d 50 41 20 49 44 20 52  65 71 20 46 72 61 6d 65  MPA ID Req Frame".
 // `first_index` is the number printed for data[0] (a position inside

@@ -88,7 +88,7 @@ Result<MpaStartupFrame> DecodeMpaStartupFrame(ByteSpan data, const MpaFrameDecod
   f.enhanced = flags & kMpaFlagS;          // REQ R6581-6-01
   f.res = flags & kMpaResMask;             // REQ R5044-7.1.1-16, R6581-6-03: not checked
   f.revision = rev;                        // REQ R5044-7.1.1-18: reported; policy decides
-  // REQ R6581-6-08, R6581-9-01: with S set (and Rev >= 2, NOTES.md H.3) the
+  // REQ R6581-6-08, R6581-9-01: with S set (and Rev >= 2, decisions D-H3) the
   // Private Data begins with the enhanced word; the ULP's part follows (R6581-9-02).
   if (f.enhanced && rev >= 2) {
     if (pd.size() < kMpaEnhancedDataSize) {
@@ -130,7 +130,7 @@ MpaNegotiation NegotiateMpa(const MpaStartupFrame& request, const MpaStartupFram
   // REQ R5044-7.1.1-11, R5044-7.1.1-12: CRCs unless both sides sent C = 0.
   n.crc = request.crc_required || reply.crc_required;
   // REQ R5044-7.1.1-06, R5044-7.1.1-07, R5044-7.1.1-08: M governs the
-  // *other* side's transmissions (NOTES.md G.3).
+  // *other* side's transmissions (decisions D-G3).
   n.markers_responder_to_initiator = request.marker_required;
   n.markers_initiator_to_responder = reply.marker_required;
   n.rejected = reply.reject;

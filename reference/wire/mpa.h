@@ -2,7 +2,7 @@
 // enhanced connection establishment data (RFC 6581 §6, §9), and the pure
 // functions that derive the negotiated connection parameters from them.
 //
-// Layout (NOTES.md "MPA"):
+// Layout (decisions D-CONV, "MPA"):
 //   octets 0..15  Key  "MPA ID Req Frame" / "MPA ID Rep Frame"
 //   octet  16     M (0x80) C (0x40) R (0x20) S (0x10, RFC 6581) Res (0x0F)
 //   octet  17     Rev
@@ -77,7 +77,7 @@ struct MpaStartupFrame {
   bool enhanced = false;          // S (RFC 6581), as found in octet 16
   uint8_t res = 0;                // Res bits 0x0F; zero on send unless a tester sets them
   uint8_t revision = 1;           // Rev
-  // Decoded only when Rev >= 2 and S = 1 (NOTES.md H.3, H.8); with S = 1 and
+  // Decoded only when Rev >= 2 and S = 1 (decisions D-H3, D-H8); with S = 1 and
   // Rev < 2 the 4 octets stay in private_data (an RFC 5044 receiver's view).
   // On encode it is written in front of private_data whenever present,
   // independently of `enhanced`, so a tester can build inconsistent frames.

@@ -67,7 +67,7 @@ struct FpduView {
 // PAD contents are not checked (R5044-4.1-04).
 Result<FpduView> DecodeFpdu(ByteSpan data, bool crc_enabled);
 
-// MULPDU for an EMSS (the effective TCP payload size, NOTES.md G.14):
+// MULPDU for an EMSS (the effective TCP payload size, decisions D-G14):
 // REQ R5044-4.5-02 (Markers): EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4)
 // REQ R5044-4.5-03 (none):    EMSS - (6 + EMSS mod 4)
 // clamped to [128, 64768] (R5044-3-04, R5044-4.5-08).

@@ -1,4 +1,4 @@
-// MPA Markers (RFC 5044 §4.2, §4.3; NOTES.md G.3).
+// MPA Markers (RFC 5044 §4.2, §4.3; decisions D-G3).
 //
 // A Marker is RESERVED (16 bits) | FPDUPTR (16 bits). With Markers enabled
 // in a direction, a Marker starts at every TCP sequence number SeqNum with

@@ -6,7 +6,7 @@
 // take the tagged flag, queue number and header length from the same row.
 //
 // The RDMAP Control Field is octet 1 of every DDP header (DDP RsvdULP[0]).
-// Its layout depends on the profile (NOTES.md §2 and D.1):
+// Its layout depends on the profile (decisions D-CONV and D-D1):
 //   rfc5040 / rfc7306: RV = (b>>6)&3, Rsv = (b>>4)&3, Opcode = b&0xF
 //   commit:            RV = (b>>6)&3, Rsv = (b>>5)&1, Opcode = b&0x1F
 // so under rfc7306 the byte 0x50 is RV=01b, Rsv=01b, opcode 0x0 (RDMA Write),
@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "reference/wire/profile.h"
 
@@ -52,7 +53,7 @@ enum class HeaderKind : uint8_t {
   kTerminate,           // RFC 5040 §4.8, variable (min 4)
   kImmediateData,       // RFC 7306 §6.2, 8 octets
   kAtomicRequest,       // RFC 7306 §5.2.1 Fig. 4, 52 octets
-  kAtomicResponse,      // RFC 7306 §5.2.2 Fig. 6, 12 octets (NOTES C.1)
+  kAtomicResponse,      // RFC 7306 §5.2.2 Fig. 6, 12 octets (decisions D-C1)
   kFlushRequest,        // COMMIT §3.1.1.1, 20 octets
   kVerifyRequest,       // COMMIT §3.1.2.1, 16 octets + optional Hash Value
   kVerifyResponse,      // COMMIT §3.1.2.2, Hash Value only (0 fixed octets)
@@ -64,7 +65,7 @@ enum class InvalidateStagUse : uint8_t {
   kNoField,   // tagged message: the tagged DDP header has a 1-octet RsvdULP only
   kZero,      // MUST be zero on transmit, ignored on receive (RFC 5040 §4.1, RFC 7306 §4.1)
   kValid,     // carries the STag to invalidate (Send with Invalidate variants)
-  kOptional,  // COMMIT requests: zero, or non-zero "processed by the receiver" (NOTES D.4)
+  kOptional,  // COMMIT requests: zero, or non-zero "processed by the receiver" (decisions D-D4)
 };
 
 inline constexpr uint8_t kNoQueueNumber = 0xFF;  // tagged messages have no QN
@@ -81,6 +82,14 @@ struct OpcodeInfo {
   bool ulp_payload_allowed;     // RFC 5040 Fig. 5 / RFC 7306 Fig. 3 column
   bool solicited_event;         // SE variants
   InvalidateStagUse invalidate_stag;
+  // The response a request asks for (RDMA Read, Atomic, Flush, Verify and
+  // Atomic Write Requests); nullopt for every other message.
+  std::optional<Opcode> response;
+  // The message names a region of the remote peer's memory by STag and
+  // Tagged Offset: tagged messages (the Data Sink) and the requests whose
+  // header carries a Data Source or target STag. Send with Invalidate's
+  // Invalidate STag names a region to invalidate, not one to access: false.
+  bool remote_region;
   const char* reference;        // defining section
 };
 
@@ -94,50 +103,60 @@ struct OpcodeInfo {
 // Row i describes opcode i; a static_assert in opcodes.cc checks the order.
 inline constexpr std::array<OpcodeInfo, kOpcodeCount> kOpcodeTable = {{
     {Opcode::kRdmaWrite, "RDMA Write", Profile::kRfc5040, true, kNoQueueNumber,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kNoField, "RFC 5040 4.1/4.3"},
+     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kNoField,
+     std::nullopt, true, "RFC 5040 4.1/4.3"},
     {Opcode::kRdmaReadRequest, "RDMA Read Request", Profile::kRfc5040, false, 1,
-     HeaderKind::kReadRequest, 28, false, false, false, InvalidateStagUse::kZero, "RFC 5040 4.4"},
+     HeaderKind::kReadRequest, 28, false, false, false, InvalidateStagUse::kZero,
+     Opcode::kRdmaReadResponse, true, "RFC 5040 4.4"},
     {Opcode::kRdmaReadResponse, "RDMA Read Response", Profile::kRfc5040, true, kNoQueueNumber,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kNoField, "RFC 5040 4.5"},
+     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kNoField,
+     std::nullopt, true, "RFC 5040 4.5"},
     {Opcode::kSend, "Send", Profile::kRfc5040, false, 0,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kZero, "RFC 5040 4.6"},
+     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kZero,
+     std::nullopt, false, "RFC 5040 4.6"},
     {Opcode::kSendWithInvalidate, "Send with Invalidate", Profile::kRfc5040, false, 0,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kValid, "RFC 5040 4.7"},
+     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kValid,
+     std::nullopt, false, "RFC 5040 4.7"},
     {Opcode::kSendWithSe, "Send with Solicited Event", Profile::kRfc5040, false, 0,
-     HeaderKind::kNone, 0, false, true, true, InvalidateStagUse::kZero, "RFC 5040 4.6"},
+     HeaderKind::kNone, 0, false, true, true, InvalidateStagUse::kZero,
+     std::nullopt, false, "RFC 5040 4.6"},
     {Opcode::kSendWithSeAndInvalidate, "Send with Solicited Event and Invalidate",
      Profile::kRfc5040, false, 0, HeaderKind::kNone, 0, false, true, true,
-     InvalidateStagUse::kValid, "RFC 5040 4.7"},
+     InvalidateStagUse::kValid,
+     std::nullopt, false, "RFC 5040 4.7"},
     {Opcode::kTerminate, "Terminate", Profile::kRfc5040, false, 2,
-     HeaderKind::kTerminate, 4, true, false, false, InvalidateStagUse::kZero, "RFC 5040 4.8"},
+     HeaderKind::kTerminate, 4, true, false, false, InvalidateStagUse::kZero,
+     std::nullopt, false, "RFC 5040 4.8"},
     {Opcode::kImmediateData, "Immediate Data", Profile::kRfc7306, false, 0,
      HeaderKind::kImmediateData, 8, false, false, false, InvalidateStagUse::kZero,
-     "RFC 7306 6.2"},
+     std::nullopt, false, "RFC 7306 6.2"},
     {Opcode::kImmediateDataWithSe, "Immediate Data with Solicited Event", Profile::kRfc7306,
      false, 0, HeaderKind::kImmediateData, 8, false, false, true, InvalidateStagUse::kZero,
-     "RFC 7306 6.2"},
+     std::nullopt, false, "RFC 7306 6.2"},
     {Opcode::kAtomicRequest, "Atomic Request", Profile::kRfc7306, false, 1,
      HeaderKind::kAtomicRequest, 52, false, false, false, InvalidateStagUse::kZero,
-     "RFC 7306 5.2.1"},
+     Opcode::kAtomicResponse, true, "RFC 7306 5.2.1"},
     {Opcode::kAtomicResponse, "Atomic Response", Profile::kRfc7306, false, 3,
      HeaderKind::kAtomicResponse, 12, false, false, false, InvalidateStagUse::kZero,
-     "RFC 7306 5.2.2"},
+     std::nullopt, false, "RFC 7306 5.2.2"},
     {Opcode::kFlushRequest, "RDMA Flush Request", Profile::kCommit, false, 1,
      HeaderKind::kFlushRequest, 20, false, false, false, InvalidateStagUse::kOptional,
-     "COMMIT 3.1.1.1"},
+     Opcode::kFlushResponse, true, "COMMIT 3.1.1.1"},
     {Opcode::kFlushResponse, "RDMA Flush Response", Profile::kCommit, false, 3,
-     HeaderKind::kNone, 0, false, false, false, InvalidateStagUse::kZero, "COMMIT 3.1.1.2"},
+     HeaderKind::kNone, 0, false, false, false, InvalidateStagUse::kZero,
+     std::nullopt, false, "COMMIT 3.1.1.2"},
     {Opcode::kVerifyRequest, "RDMA Verify Request", Profile::kCommit, false, 1,
      HeaderKind::kVerifyRequest, 16, true, false, false, InvalidateStagUse::kOptional,
-     "COMMIT 3.1.2.1"},
+     Opcode::kVerifyResponse, true, "COMMIT 3.1.2.1"},
     {Opcode::kVerifyResponse, "RDMA Verify Response", Profile::kCommit, false, 3,
      HeaderKind::kVerifyResponse, 0, true, false, false, InvalidateStagUse::kZero,
-     "COMMIT 3.1.2.2"},
+     std::nullopt, false, "COMMIT 3.1.2.2"},
     {Opcode::kAtomicWriteRequest, "Atomic Write Request", Profile::kCommit, false, 1,
      HeaderKind::kAtomicWriteRequest, 24, false, false, false, InvalidateStagUse::kOptional,
-     "COMMIT 3.1.3.1"},
+     Opcode::kAtomicWriteResponse, true, "COMMIT 3.1.3.1"},
     {Opcode::kAtomicWriteResponse, "Atomic Write Response", Profile::kCommit, false, 3,
-     HeaderKind::kNone, 0, false, false, false, InvalidateStagUse::kZero, "COMMIT 3.1.3.2"},
+     HeaderKind::kNone, 0, false, false, false, InvalidateStagUse::kZero,
+     std::nullopt, false, "COMMIT 3.1.3.2"},
 }};
 
 // True when `p` includes everything `min` defines (profiles are cumulative).

@@ -1,6 +1,6 @@
 // Protocol profiles. The opcode-width contradiction between RFC 5040/7306
 // (RV(2)|Rsv(2)|Opcode(4)) and draft-talpey-rdma-commit-01 (RV(2)|Rsv(1)|Opcode(5))
-// cannot be resolved by reading one byte, so the user chooses (NOTES.md D.1,
+// cannot be resolved by reading one byte, so the user chooses (decisions D-D1,
 // docs/decisions.md):
 //   kRfc5040: opcodes 0x0-0x7; 0x8-0xF are Unexpected OpCode; Rsv = 2 bits, ignored.
 //   kRfc7306: adds 0x8-0xB (Immediate Data, Atomics).

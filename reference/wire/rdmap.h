@@ -45,7 +45,7 @@ struct ReadRequestHeader {
 // Then DDP Segment Length (2), Terminated DDP Header (14 if its T bit is set,
 // else 18), Terminated RDMA Header (28).
 //
-// Decision (NOTES.md A.4, decision 5.2): RFC 5040 §4.8 makes each part
+// Decision (decisions D-A4, decision 5.2): RFC 5040 §4.8 makes each part
 // present only when its bit says so ("bit-driven" form), while §7.1 says
 // unused headers are "set to zero", which implementations read as a fixed
 // 52-octet layout with zero-filled areas (Linux siw). The decoder accepts
@@ -122,7 +122,7 @@ struct AtomicRequestHeader {            // RFC 7306 Figure 4
   friend bool operator==(const AtomicRequestHeader&, const AtomicRequestHeader&) = default;
 };
 
-inline constexpr std::size_t kAtomicResponseHeaderLength = 12;  // Figure 6 (NOTES C.1)
+inline constexpr std::size_t kAtomicResponseHeaderLength = 12;  // Figure 6 (decisions D-C1)
 struct AtomicResponseHeader {
   uint32_t original_request_identifier = 0;  // Original Request Identifier
   uint64_t original_remote_data_value = 0;   // Original Remote Data Value
@@ -233,7 +233,7 @@ struct RdmapMessageView {
 // header chosen by the opcode. Errors only on truncation (of the DDP header or
 // of the RDMAP header field that runs out), with absolute offsets. A caller
 // that must answer a truncated RDMAP header with a Terminate can still get
-// the DDP header to echo from DecodeDdpSegment(). Note (NOTES D.1): under
+// the DDP header to echo from DecodeDdpSegment(). Note (decisions D-D1): under
 // rfc5040/rfc7306 a commit Atomic Write Response (octet 0x51) reads as a Read
 // Request with Rsv=01b and fails here with kTruncated "SinkSTag".
 Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile,

@@ -208,14 +208,14 @@ StreamDecodeSummary DecodeDdpSegments(std::span<const ByteSpan> segments,
 }
 
 std::string DescribeStreamError(const DecodeError& e) {
-  std::string s = e.Describe();
-  if (e.kind == DecodeErrorKind::kCrcMismatch) {
-    char buf[80];
-    std::snprintf(buf, sizeof buf, ": received CRC 0x%08x, computed 0x%08x",
-                  static_cast<unsigned>(e.value >> 32), static_cast<unsigned>(e.value & 0xFFFFFFFF));
-    s += buf;
-  }
-  return s;
+  if (e.kind != DecodeErrorKind::kCrcMismatch) return e.Describe();
+  // `value` packs both CRCs (received << 32 | computed): print them apart,
+  // never as one 64-bit number.
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s in %s at offset %zu: received CRC 0x%08x, computed 0x%08x",
+                DecodeErrorKindName(e.kind), e.field, e.offset, static_cast<unsigned>(e.value >> 32),
+                static_cast<unsigned>(e.value & 0xFFFFFFFF));
+  return buf;
 }
 
 }  // namespace rdmapct::wire

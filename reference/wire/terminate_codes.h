@@ -1,6 +1,6 @@
 // The Terminate code space: Layer / Error Type / Error Code triples of
 // RFC 5040 Figure 9, RFC 5041 §7.2, RFC 5044 §8 and RFC 6581 §8, with the
-// registration status of RFC 6580 §3.1-3.3 (../shared/spec/terminate-codes.tsv).
+// registration status of RFC 6580 §3.1-3.3 (the RFC 6580 registry).
 //
 // One table (kTerminateCodeTable in terminate_codes.cc) answers both
 // IsRegistered() and Describe(); the typed enums and the named constants below

@@ -4,8 +4,8 @@
 //   rdmapct --target plugin:/path/librdmapct_reference_plugin.so?profile=rfc7306
 //
 // The config string takes the options of the `reference?...` target URI
-// (targets/target_uri.h). The target is synchronous: write() runs it on the
-// octets at once and queues its answer, read() hands the queue out. A plugin
+// (targets/reference_query.h). The target is synchronous: write() runs it on
+// the octets at once and queues its answer, read() hands the queue out. A plugin
 // for a real stack would do the same with its own connection instead of a
 // ReferenceTargetSession (e.g. a socketpair or a verbs QP behind it).
 //
@@ -17,8 +17,8 @@
 #include <string>
 
 #include "targets/plugin/rdmapct_target_plugin.h"
+#include "targets/reference_query.h"
 #include "targets/reference_target.h"
-#include "targets/target_uri.h"
 
 using rdmapct::targets::ReferenceTarget;
 using rdmapct::targets::ReferenceTargetConfig;

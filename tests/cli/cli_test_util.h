@@ -1,5 +1,5 @@
 // Helpers shared by the cli_test files, which run the built rdmapct binary:
-// the source tree, whole files, and shell quoting for popen command lines.
+// the source tree, whole files, shell quoting, and running the binary.
 #pragma once
 
 #include <sys/wait.h>
@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 namespace rdmapct::cli::test_util {
 
@@ -28,6 +29,11 @@ inline std::string ReadFile(const std::filesystem::path& p) {
   return s.str();
 }
 
+inline void WriteFile(const std::filesystem::path& p, std::string_view data) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+}
+
 // Single-quoted for /bin/sh.
 inline std::string Quote(const std::string& s) {
   std::string q = "'";
@@ -40,17 +46,25 @@ struct Outcome {
   std::string out, err;
 };
 
-// Runs `rdmapct <args>` (args already quoted for /bin/sh) in `cwd`.
-inline Outcome RunRdmapctIn(const std::string& args, const std::filesystem::path& cwd) {
+// Runs `rdmapct <args>` (args already quoted for /bin/sh) in `cwd`, with
+// `stdin_data` on standard input (none: /dev/null). The one popen runner of
+// the cli tests.
+inline Outcome RunRdmapctIn(const std::string& args, const std::filesystem::path& cwd,
+                            const std::string& stdin_data = "") {
   static int counter = 0;
-  const std::filesystem::path err_path = std::filesystem::temp_directory_path() /
-                                         ("rdmapct_cli_test." + std::to_string(::getpid()) + "." +
-                                          std::to_string(++counter) + ".stderr");
-  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " </dev/null 2>" +
-                          Quote(err_path.string());
+  const std::filesystem::path base = std::filesystem::temp_directory_path() /
+                                     ("rdmapct_cli_test." + std::to_string(::getpid()) + "." + std::to_string(++counter));
+  const std::filesystem::path err_path = base.string() + ".stderr", in_path = base.string() + ".stdin";
+  std::string in = "/dev/null";
+  if (!stdin_data.empty()) {
+    WriteFile(in_path, stdin_data);
+    in = in_path.string();
+  }
+  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " <" +
+                          Quote(in) + " 2>" + Quote(err_path.string());
   Outcome r;
   if (std::FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[4096];
+    char buf[65536];
     std::size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
     const int raw = pclose(p);
@@ -58,7 +72,13 @@ inline Outcome RunRdmapctIn(const std::string& args, const std::filesystem::path
   }
   r.err = ReadFile(err_path);
   std::filesystem::remove(err_path);
+  std::filesystem::remove(in_path);
   return r;
+}
+
+// The same in the source directory, so example paths read as in the README.
+inline Outcome RunRdmapct(const std::string& args, const std::string& stdin_data = "") {
+  return RunRdmapctIn(args, SourceDir(), stdin_data);
 }
 
 }  // namespace rdmapct::cli::test_util

@@ -6,7 +6,7 @@
 // Request / Reply fields, every RDMAP opcode, QN / MSN, and the Terminate
 // fields equal what rdmapct recorded (the JSON report's frames, decoded by
 // the wire layer). No Markers here: Wireshark enables them in both
-// directions if either side sets M (NOTES.md G.3).
+// directions if either side sets M (decisions D-G3).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -53,25 +53,11 @@ fs::path Fresh(const std::string& name) {
   return dir;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 // Runs `rdmapct <args>` in `cwd` (the case tree is found through the
 // compiled-in source directory, whatever the working directory).
-Outcome Rdmapct(const std::string& args, const fs::path& cwd) {
-  const fs::path err_path = cwd / "stderr.txt";
-  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  int raw = -1;
-  if (auto out = RunCommand(cmd, &raw)) r.out = *out;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  fs::remove(err_path);
-  return r;
-}
+Outcome Rdmapct(const std::string& args, const fs::path& cwd) { return test_util::RunRdmapctIn(args, cwd); }
 
 std::vector<std::string> PcapFiles(const fs::path& dir) {
   std::vector<std::string> names;
@@ -166,7 +152,7 @@ TEST(ConformPcap, UnwritablePcapDirIsAUsageErrorBeforeRunning) {
   const fs::path dir = Fresh("bad-dir");
   const Outcome r = Rdmapct("conform --pcap-dir /dev/null/caps", dir);
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, StartsWith("rdmapct conform: --pcap-dir /dev/null/caps: cannot create the directory: "));
+  EXPECT_THAT(r.err, StartsWith("rdmapct conform: error: --pcap-dir /dev/null/caps: cannot create the directory: "));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
   EXPECT_EQ(r.out, "");
 }
@@ -177,7 +163,7 @@ TEST(ConformPcap, UnwritableFailureCaptureIsReportedAndKeepsTheVerdictStatus) {
   const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case rfc5040/7.2/write-to-read-only-region",
                             dir);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("rdmapct conform: captures of failing cases: rdmapct-failures: cannot create the "
+  EXPECT_THAT(r.err, HasSubstr("rdmapct conform: error: captures of failing cases: rdmapct-failures: cannot create the "
                                "capture directory"));
   EXPECT_THAT(r.out, Not(HasSubstr("pcap: ")));
 }

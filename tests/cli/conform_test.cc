@@ -35,10 +35,7 @@ using testing::HasSubstr;
 using testing::Not;
 using testing::StartsWith;
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 fs::path TempDir() {
   const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_conform_test." + std::to_string(::getpid()));
@@ -47,22 +44,7 @@ fs::path TempDir() {
 }
 
 // Runs `rdmapct <args>` in the source directory with stdin from /dev/null.
-Outcome Rdmapct(const std::string& args) {
-  static int counter = 0;
-  const fs::path err_path = TempDir() / ("stderr" + std::to_string(++counter));
-  const std::string cmd = "cd " + Quote(SourceDir()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
-}
+Outcome Rdmapct(const std::string& args) { return test_util::RunRdmapct(args); }
 
 std::size_t Lines(const std::string& s) {
   std::size_t n = 0;
@@ -100,7 +82,7 @@ TEST(ConformList, ListsEveryCaseAndFilters) {
 TEST(ConformList, EmptySelectionIsAUsageError) {
   const Outcome r = Rdmapct("conform --list --tag no-such-tag");
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, StartsWith("rdmapct conform: no case matches the selection"));
+  EXPECT_THAT(r.err, StartsWith("rdmapct conform: error: no case matches the selection"));
   EXPECT_EQ(Lines(r.err), 1u);
   EXPECT_EQ(r.out, "");
 }
@@ -114,7 +96,7 @@ TEST(ConformUsage, BadFlagsExit2WithOneLine) {
     const Outcome r = Rdmapct(args);
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(Lines(r.err), 1u) << args << ": " << r.err;
-    EXPECT_THAT(r.err, StartsWith("rdmapct: ")) << args;
+    EXPECT_THAT(r.err, StartsWith("rdmapct conform: error: ")) << args;
     EXPECT_EQ(r.out, "") << args;
   }
 }
@@ -125,13 +107,13 @@ TEST(ConformUsage, TargetAndFaultErrorsExit2BeforeRunning) {
     const char* message;
   };
   for (const Bad& b : {
-           Bad{"conform --fault no-such-fault", "rdmapct conform: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
+           Bad{"conform --fault no-such-fault", "rdmapct conform: error: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
            Bad{"conform --target tcp://127.0.0.1:9 --fault ignore-ird",
-               "rdmapct conform: --fault only applies to the reference target (got --target tcp://127.0.0.1:9)\n"},
-           Bad{"conform --target nowhere", "rdmapct conform: target nowhere: unknown target \"nowhere\""},
-           Bad{"conform --target 'reference?colour=blue'", "rdmapct conform: target reference?colour=blue: unknown reference option"},
-           Bad{"conform --json /nonexistent/dir/r.json", "rdmapct conform: --json /nonexistent/dir/r.json: directory"},
-           Bad{"conform --pcap-dir /dev/null/x", "rdmapct conform: --pcap-dir /dev/null/x: cannot create the directory"},
+               "rdmapct conform: error: --fault only applies to the reference target (got --target tcp://127.0.0.1:9)\n"},
+           Bad{"conform --target nowhere", "rdmapct conform: error: target nowhere: unknown target \"nowhere\""},
+           Bad{"conform --target 'reference?colour=blue'", "rdmapct conform: error: target reference?colour=blue: unknown reference option"},
+           Bad{"conform --json /nonexistent/dir/r.json", "rdmapct conform: error: --json /nonexistent/dir/r.json: directory"},
+           Bad{"conform --pcap-dir /dev/null/x", "rdmapct conform: error: --pcap-dir /dev/null/x: cannot create the directory"},
        }) {
     const Outcome r = Rdmapct(b.args);
     EXPECT_EQ(r.status, 2) << b.args;
@@ -319,6 +301,43 @@ TEST(ConformRun, ScriptRunsTheCasesOfOneFile) {
   EXPECT_THAT(b.err, HasSubstr("requirement R9999-1-01 is not in the catalog"));
   EXPECT_THAT(b.err, HasSubstr("invalid case files: nothing was run"));
   EXPECT_EQ(b.out, "");
+}
+
+// Issue 15: a reproducer written for rfc7306 (its cases name that profile
+// only) run under --profile commit is skipped whole; that run tested nothing
+// and must not exit 0 or print PASS.
+std::string Rfc7306Only(const std::string& file) {
+  std::string text = ReadFile(fs::path(SourceDir()) / "conformance/cases" / file);
+  for (std::size_t at; (at = text.find("profile: COMMIT\n")) != std::string::npos;) text.erase(at, 16);
+  return text;
+}
+
+TEST(ConformRun, AllSkippedRunSaysNothingWasTested) {
+  const fs::path script = TempDir() / "rfc7306-repro.textproto";
+  std::ofstream(script) << Rfc7306Only("rfc7306/6.3_immediate-data.textproto");
+  const fs::path json = TempDir() / "skipped.json", junit = TempDir() / "skipped.xml";
+  const Outcome r = Rdmapct("conform --script " + Quote(script.string()) + " --profile commit --json " +
+                            Quote(json.string()) + " --junit " + Quote(junit.string()));
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("nothing was tested"));
+  EXPECT_THAT(r.out, HasSubstr("Result: NOT TESTED"));
+  EXPECT_THAT(r.out, Not(HasSubstr("Result: PASS")));
+  const nlohmann::json j = nlohmann::json::parse(ReadFile(json));
+  EXPECT_EQ(j["exit_status"], 3);
+  EXPECT_THAT(j["nothing_tested"].get<std::string>(), HasSubstr("nothing was tested"));
+  EXPECT_THAT(ReadFile(junit), HasSubstr("name=\"nothing_tested\""));
+}
+
+// The same for a certification in which only SHOULD-level cases ran: the
+// rfc7306 MUST cases are skipped under commit, the SHOULD teardown cases run.
+TEST(ConformRun, NoMustCaseRanSaysNothingWasTestedAtMustLevel) {
+  const fs::path script = TempDir() / "should-only.textproto";
+  std::ofstream(script) << Rfc7306Only("rfc7306/6.3_immediate-data.textproto")
+                        << ReadFile(fs::path(SourceDir()) / "conformance/cases/rfc5040/6.2_stream-teardown.textproto");
+  const Outcome r = Rdmapct("conform --script " + Quote(script.string()) + " --profile commit");
+  EXPECT_EQ(r.status, 3) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PASS   rfc5040/6.2/"));
+  EXPECT_THAT(r.out, HasSubstr("Result: NOT TESTED: nothing was tested at MUST level"));
 }
 
 }  // namespace

@@ -37,18 +37,12 @@ namespace {
 using test_util::SourceDir;
 using test_util::ReadFile;
 using test_util::Quote;
+using test_util::WriteFile;
 
 namespace fs = std::filesystem;
 using wire::Bytes;
 
-void WriteFile(const fs::path& p, std::string_view data) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
-
-struct RunResult {
-  int status = -1;
-  std::string out, err;
+struct RunResult : test_util::Outcome {
   int Frames() const {
     int n = 0;
     for (std::size_t at = 0; (at = out.find("\nFrame ", at)) != std::string::npos; ++at) ++n;
@@ -59,24 +53,7 @@ struct RunResult {
 // Runs `rdmapct <args>` in the source directory (so relative example paths
 // work as in the README); `stdin_data` is fed to standard input.
 RunResult Rdmapct(const std::string& args, const std::string& stdin_data = "") {
-  static int counter = 0;
-  const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_cli_test." + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path err_path = dir / ("stderr" + std::to_string(++counter));
-  const fs::path in_path = dir / ("stdin" + std::to_string(counter));
-  WriteFile(in_path, stdin_data);
-  const std::string cmd = "cd " + Quote(SourceDir()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " <" +
-                          Quote(in_path.string()) + " 2>" + Quote(err_path.string());
-  RunResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
+  return RunResult{test_util::RunRdmapct(args, stdin_data)};
 }
 
 fs::path Streams() { return fs::path(SourceDir()) / "examples" / "streams"; }
@@ -282,7 +259,7 @@ TEST(DecodeFraming, MarkersOnAndOff) {
   // Read without Markers, the leading Marker's zeros are taken for ULPDU_Length 0.
   const RunResult off = Rdmapct("decode --markers off examples/streams/all-opcodes-commit-markers.hex");
   EXPECT_EQ(off.status, 1);
-  EXPECT_EQ(off.err.rfind("error: ", 0), 0u) << off.err;
+  EXPECT_EQ(off.err.rfind("rdmapct decode: error: ", 0), 0u) << off.err;
   EXPECT_EQ(off.out.find("FPDUPTR"), std::string::npos);
 }
 
@@ -347,11 +324,11 @@ TEST(DecodeErrors, BadHexDigitAndOddCount) {
   const RunResult r = Rdmapct("decode --hex '4d 50 4x'");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "error: invalid hex digit 'x' at offset 7 (line 1, column 8) in --hex\n");
+  EXPECT_EQ(r.err, "rdmapct decode: error: invalid hex digit 'x' at offset 7 (line 1, column 8) in --hex\n");
   const std::string file = TempFile("odd.hex", Bytes{'#', ' ', 'x', '\n', '4', 'd', ' ', '5'});
   const RunResult odd = Rdmapct("decode " + Quote(file));
   EXPECT_EQ(odd.status, 1);
-  EXPECT_EQ(odd.err, "error: odd number of hex digits (3), the last one at offset 7 (line 2, column 4) in " +
+  EXPECT_EQ(odd.err, "rdmapct decode: error: odd number of hex digits (3), the last one at offset 7 (line 2, column 4) in " +
                          file + "\n");
 }
 
@@ -361,7 +338,7 @@ TEST(DecodeErrors, TruncatedFpduAfterTheFramesBeforeIt) {
   octets.resize(octets.size() - 10);   // cut into the Terminate at offset 276
   const RunResult r = Rdmapct("decode " + Quote(TempFile("trunc.bin", octets)));
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "error: truncated in FPDU at offset 276 (value 0x42)\n");
+  EXPECT_EQ(r.err, "rdmapct decode: error: truncated in FPDU at offset 276 (value 0x42)\n");
   EXPECT_EQ(r.Frames(), 8);
   EXPECT_NE(r.out.find("Frame 8: Send with Solicited Event and Invalidate"), std::string::npos);
 }
@@ -377,9 +354,9 @@ TEST(DecodeErrors, BadCrcWithTheExactOffset_R5044_4_4_15) {
   const uint32_t computed = wire::Crc32c(wire::ByteSpan(octets).subspan(148, 28));
   char expect[200];
   std::snprintf(expect, sizeof expect,
-                "error: CRC mismatch in CRC at offset 176 (value 0x%llx): received CRC 0x%08x, computed "
+                "rdmapct decode: error: CRC mismatch in CRC at offset 176: received CRC 0x%08x, computed "
                 "0x%08x (frame 5)\n",
-                static_cast<unsigned long long>(uint64_t{received} << 32 | computed), received, computed);
+                received, computed);
   EXPECT_EQ(r.err, expect);
   EXPECT_EQ(r.Frames(), 5);   // frames 1-4 and the bad FPDU itself
   EXPECT_NE(r.out.find("Frame 5: Send (QN 0, MSN 257, MO 0), FPDU at offset 148, 32 octets, CRC MISMATCH"),
@@ -414,7 +391,7 @@ TEST(DecodeErrors, BadMpaKey_R5044_7_1_1_03) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
-            "error: bad MPA key in Key (expected \"MPA ID Req Frame\" or \"MPA ID Rep Frame\") at offset 13 "
+            "rdmapct decode: error: bad MPA key in Key (expected \"MPA ID Req Frame\" or \"MPA ID Rep Frame\") at offset 13 "
             "(value 0x6f) (frame 1)\n");
 }
 
@@ -439,7 +416,7 @@ TEST(DecodeErrors, UndecodableSegmentThenExit1) {
                         "414100000000000000010000000100000000 aa01'");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.Frames(), 2);
-  EXPECT_EQ(r.err, "error: truncated in SinkSTag at offset 34 (value 0x2) (frame 2)\n");
+  EXPECT_EQ(r.err, "rdmapct decode: error: truncated in SinkSTag at offset 34 (value 0x2) (frame 2)\n");
 }
 
 // ---- exit status 2 ----------------------------------------------------------------------
@@ -447,7 +424,7 @@ TEST(DecodeErrors, UndecodableSegmentThenExit1) {
 TEST(DecodeUsage, UnreadableInputAndBadFlagsExit2) {
   EXPECT_EQ(Rdmapct("decode /nonexistent/stream.hex").status, 2);
   EXPECT_EQ(Rdmapct("decode /nonexistent/stream.hex").err,
-            "error: cannot read /nonexistent/stream.hex: No such file or directory\n");
+            "rdmapct decode: error: cannot read /nonexistent/stream.hex: No such file or directory\n");
   EXPECT_EQ(Rdmapct("decode").status, 2);   // no input
   EXPECT_EQ(Rdmapct("decode --hex 00 examples/streams/ddp-segments.hex").status, 2);   // two inputs
   EXPECT_EQ(Rdmapct("decode --crc maybe examples/streams/ddp-segments.hex").status, 2);

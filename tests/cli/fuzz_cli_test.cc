@@ -6,7 +6,12 @@
 // docs/testing.md's campaign check.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -94,6 +99,78 @@ TEST(FuzzRun, FaultFreeReferenceHasNoFinding) {
   EXPECT_EQ(Json(dir / "out" / "stats.json")["sessions"], 1500);
 }
 
+// Issue 17's runaway: skip-bounds-check serves Reads of up to 4 GiB; the
+// session that asks for one is cut at the memory cap and reported as a
+// `resource` finding whose reproducer is cut again.
+TEST(FuzzRun, RunawaySessionIsCutAtItsCapAndReportedAsResource) {
+  const fs::path dir = Scratch("runaway");
+  const Outcome r = RunRdmapctIn("fuzz --target reference --fault skip-bounds-check --runs 600 --out out", dir);
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  bool resource = false;
+  const auto stats = Json(dir / "out" / "stats.json");
+  for (const auto& f : stats["findings"]) {
+    if (f["oracle"] != "resource") continue;
+    resource = true;
+    EXPECT_NE(f["description"].get<std::string>().find("384 MB"), std::string::npos) << f.dump();
+    EXPECT_EQ(f["reproduced"], true) << f.dump();
+    EXPECT_TRUE(fs::exists(dir / f["dir"].get<std::string>() / "session.pb"));
+  }
+  EXPECT_TRUE(resource) << ReadFile(dir / "out" / "stats.json");
+}
+
+TEST(FuzzRun, ThreeFaultsGiveThreeFindingsEachReproduced) {
+  const fs::path dir = Scratch("three");
+  const Outcome r = RunRdmapctIn("fuzz --target reference --fault ignore-ird --fault execute-misaligned-atomic "
+                                 "--fault read-responses-out-of-order --runs 6000 --out out", dir);
+  ASSERT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("3 distinct findings,"), std::string::npos) << r.out;
+  const auto stats = Json(dir / "out" / "stats.json");
+  EXPECT_EQ(stats["distinct_findings"], 3) << stats.dump(2);
+  EXPECT_EQ(stats["flaky_findings"], 0) << stats.dump(2);
+  for (const auto& f : stats["findings"]) EXPECT_EQ(f["reproduced"], true) << f.dump();
+}
+
+// `rdmapct ARGS` in `dir` as a child (exec'd by sh, so the pid is
+// rdmapct's), sent `signal` once `ready` holds (at most 30 s); its exit
+// status (-1 if killed, -2 if it did not end within 30 s after the signal).
+int RunAndSignal(const std::string& args, const fs::path& dir, int signal, const std::function<bool()>& ready) {
+  const std::string cmd = "cd " + Quote(dir.string()) + " && exec " + Quote(RDMAPCT_BINARY) + " " + args +
+                          " </dev/null >stdout.txt 2>stderr.txt";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto wait_for = [&](const std::function<bool()>& done) {
+    for (int i = 0; i < 300 && !done(); ++i) usleep(100'000);
+  };
+  wait_for(ready);
+  kill(pid, signal);
+  int raw = 0;
+  bool ended = false;
+  wait_for([&] { return ended = waitpid(pid, &raw, WNOHANG) == pid; });
+  if (!ended) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &raw, 0);
+    return -2;
+  }
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+// Issue 17: Ctrl-C left no stats.json and no summary.
+TEST(FuzzRun, SigintKeepsStatsSummaryAndFindingsMarkedInterrupted) {
+  const fs::path dir = Scratch("sigint");
+  const int status = RunAndSignal("fuzz --target reference --fault wrong-terminate-code --time 120s --out out", dir,
+                                  SIGINT, [&] { return fs::exists(dir / "out" / "stats.json"); });
+  ASSERT_EQ(status, 130) << ReadFile(dir / "stdout.txt") << ReadFile(dir / "stderr.txt");
+  const auto stats = Json(dir / "out" / "stats.json");
+  EXPECT_EQ(stats["interrupted"], true) << stats.dump(2);
+  ASSERT_FALSE(stats["findings"].empty());
+  EXPECT_TRUE(fs::exists(dir / stats["findings"][0]["dir"].get<std::string>() / "repro.textproto"));
+  EXPECT_NE(ReadFile(dir / "out" / "summary.md").find("(interrupted)"), std::string::npos);
+  EXPECT_NE(ReadFile(dir / "stderr.txt").find("interrupted"), std::string::npos);
+}
+
 TEST(FuzzRun, SilentPortIsAClearError) {
   const fs::path dir = Scratch("dead");
   const Outcome r = RunRdmapctIn("fuzz --target tcp://127.0.0.1:9 --time 3s --restart-wait 1s --out out", dir);
@@ -104,6 +181,8 @@ TEST(FuzzRun, SilentPortIsAClearError) {
 TEST(FuzzRun, BadFlags) {
   const fs::path dir = Scratch("flags");
   EXPECT_EQ(RunRdmapctIn("fuzz --time soon", dir).status, 2);
+  EXPECT_EQ(RunRdmapctIn("fuzz --session-time never", dir).status, 2);
+  EXPECT_EQ(RunRdmapctIn("fuzz --session-memory 1", dir).status, 2);
   EXPECT_EQ(RunRdmapctIn("fuzz --fault no-such-fault --runs 1", dir).status, 2);
   EXPECT_EQ(RunRdmapctIn("fuzz --target tcp://127.0.0.1:9 --fault wrong-terminate-code", dir).status, 2);
 }
@@ -176,6 +255,25 @@ TEST(FuzzCampaign, RunsDeduplicatesResumesAndReports) {
   EXPECT_EQ(again["new_findings"], 0);
   EXPECT_EQ(again["findings"].begin().value()["count"], 4);
   EXPECT_EQ(again["harnesses"]["fuzz_fake"]["corpus_before"], 1);
+}
+
+// SIGTERM during a harness's run: the harness is stopped, its artifacts
+// collected, stats.json and summary.md written and marked "interrupted".
+TEST(FuzzCampaign, SigtermStopsTheHarnessAndKeepsWhatItFound) {
+  const fs::path dir = Scratch("campaign_sigterm");
+  fs::create_directories(dir / "bin");
+  std::string slow = kFakeFuzzer;
+  // The fuzzing run leaves its artifacts, then fuzzes "forever".
+  slow.replace(slow.find("  exit 0\nfi\necho \"==1==ERROR"), 8, "  sleep 600; exit 0");
+  std::ofstream(dir / "bin" / "fuzz_fake") << slow;
+  fs::permissions(dir / "bin" / "fuzz_fake", fs::perms::owner_all);
+  const int status = RunAndSignal("fuzz campaign --harness fuzz_fake --time 1h --fuzzers bin --out camp", dir, SIGTERM,
+                                  [&] { return fs::exists(dir / "camp" / "corpus" / "fuzz_fake" / "seed0"); });
+  ASSERT_EQ(status, 130) << ReadFile(dir / "stdout.txt") << ReadFile(dir / "stderr.txt");
+  const auto stats = Json(dir / "camp" / "stats.json");
+  EXPECT_EQ(stats["interrupted"], true) << stats.dump(2);
+  EXPECT_EQ(stats["new_findings"], 1) << stats.dump(2);
+  EXPECT_NE(ReadFile(dir / "camp" / "summary.md").find("(interrupted)"), std::string::npos);
 }
 
 TEST(FuzzCampaign, NoFuzzerBinariesIsAClearError) {

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli/cli_test_util.h"
+
 #ifndef RDMAPCT_BINARY
 #error "RDMAPCT_BINARY (path of the rdmapct executable) must be defined by the build"
 #endif
@@ -25,33 +27,10 @@ namespace fs = std::filesystem;
 using testing::HasSubstr;
 using testing::MatchesRegex;
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 // Runs `rdmapct load ARGS` (ARGS already shell-quoted) with stdin from /dev/null.
-Outcome Load(const std::string& args) {
-  static int counter = 0;
-  const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_load_test." + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path err_path = dir / ("stderr" + std::to_string(++counter));
-  const std::string cmd = std::string("'") + RDMAPCT_BINARY + "' load " + args + " </dev/null 2>'" +
-                          err_path.string() + "'";
-  Outcome r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream in(err_path);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  return r;
-}
+Outcome Load(const std::string& args) { return test_util::RunRdmapct("load " + args); }
 
 TEST(LoadCommand, WritesPrintOneLineWithTheExactCount) {
   const Outcome r = Load("--target reference --op write --messages 64 --seconds 0");

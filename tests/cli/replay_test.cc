@@ -39,16 +39,12 @@ namespace {
 using test_util::SourceDir;
 using test_util::ReadFile;
 using test_util::Quote;
+using test_util::WriteFile;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using namespace rdmapct::capture::pcap_test;
-
-void WriteFile(const fs::path& p, std::string_view data) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-}
 
 fs::path Fresh(const std::string& name) {
   const fs::path dir = fs::path(::testing::TempDir()) / ("rdmapct_replay_test." + std::to_string(::getpid())) / name;
@@ -57,24 +53,12 @@ fs::path Fresh(const std::string& name) {
   return dir;
 }
 
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
+using test_util::Outcome;
 
 // Runs `rdmapct <args>` in `cwd` (default: the source directory, so sample
 // paths read as in the README).
 Outcome Rdmapct(const std::string& args, const fs::path& cwd = SourceDir()) {
-  static int counter = 0;
-  const fs::path err_path = Fresh("stderr") / ("stderr" + std::to_string(++counter));
-  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args +
-                          " </dev/null 2>" + Quote(err_path.string());
-  Outcome r;
-  int raw = -1;
-  if (auto out = RunCommand(cmd, &raw)) r.out = *out;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.err = ReadFile(err_path);
-  return r;
+  return test_util::RunRdmapctIn(args, cwd);
 }
 
 std::vector<fs::path> SampleCaptures() {
@@ -139,7 +123,7 @@ TEST(ReplayGolden, JsonHasTheSameFramesAndIssues) {
     EXPECT_EQ(j["capture"]["complete"], true);
     EXPECT_EQ(static_cast<int>(j["frames"].size()), CountLines(text.out, "Frame "));
     EXPECT_EQ(static_cast<int>(j["connections"].size()), CountLines(text.out, "Connection "));
-    EXPECT_EQ(static_cast<int>(j["errors"].size()), CountLines(text.err, "error: "));
+    EXPECT_EQ(static_cast<int>(j["errors"].size()), CountLines(text.err, "rdmapct replay: error: "));
     EXPECT_EQ(static_cast<int>(j["warnings"].size()), CountLines(text.err, "warning: "));
     uint64_t number = 0;
     for (const auto& f : j["frames"]) {
@@ -229,7 +213,7 @@ TEST(ReplayErrors, MissingFileIsOneLineAndStatus2) {
   const Outcome r = Rdmapct("replay /nonexistent/capture.pcap --decode");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "error: /nonexistent/capture.pcap: No such file or directory\n");
+  EXPECT_EQ(r.err, "rdmapct replay: error: /nonexistent/capture.pcap: No such file or directory\n");
 }
 
 TEST(ReplayErrors, GarbageFileIsOneLineAndStatus2) {
@@ -238,7 +222,7 @@ TEST(ReplayErrors, GarbageFileIsOneLineAndStatus2) {
   const Outcome r = Rdmapct("replay garbage.pcap --decode --json", dir);
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_THAT(r.err, StartsWith("error: garbage.pcap: "));
+  EXPECT_THAT(r.err, StartsWith("rdmapct replay: error: garbage.pcap: "));
   EXPECT_EQ(CountLines(r.err, ""), 1);
 }
 
@@ -256,7 +240,7 @@ TEST(ReplayErrors, TruncatedFileDecodesWhatItHoldsThenOneErrorLineStatus1) {
   const std::string last = r.err.substr(r.err.rfind("error: "));
   EXPECT_THAT(last, StartsWith("error: cut.pcap: truncated dump file"));
   EXPECT_THAT(last, HasSubstr("(after frame " + std::to_string(packets - 1) + ")\n"));
-  EXPECT_EQ(CountLines(r.err, "error: "), 1);
+  EXPECT_EQ(CountLines(r.err, "rdmapct replay: error: "), 1);
   const Outcome j = Rdmapct("replay cut.pcap --decode --json", dir);
   EXPECT_EQ(j.status, 1);
   const nlohmann::json doc = nlohmann::json::parse(j.out);
@@ -274,7 +258,7 @@ TEST(ReplayErrors, BadFlagsAreStatus2) {
   EXPECT_EQ(Rdmapct("replay --decode").status, 2);
   const Outcome conn = Rdmapct("replay " + sample + " --decode --connection 7");
   EXPECT_EQ(conn.status, 2);
-  EXPECT_EQ(conn.err, "error: --connection 7: " + sample + " has 1 TCP connection (0..0)\n");
+  EXPECT_EQ(conn.err, "rdmapct replay: error: --connection 7: " + sample + " has 1 TCP connection (0..0)\n");
 }
 
 TEST(ReplayErrors, ACaptureWithoutTcpIsAWarningNotAnError) {
@@ -286,7 +270,7 @@ TEST(ReplayErrors, ACaptureWithoutTcpIsAWarningNotAnError) {
   const Outcome r = Rdmapct("replay empty.pcap --decode", dir);
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "warning: empty.pcap holds no TCP connection (0 frames)\n");
+  EXPECT_EQ(r.err, "rdmapct replay: warning: empty.pcap holds no TCP connection (0 frames)\n");
 }
 
 }  // namespace

@@ -332,7 +332,7 @@ TEST(ServeUsage, BadFlagsExit2WithOneLine) {
     const std::vector<std::string> lines = SplitLines(serve.err());
     EXPECT_EQ(lines.size(), 1u) << joined << ": " << serve.err();
     if (!lines.empty()) {
-      EXPECT_THAT(lines[0], StartsWith("rdmapct")) << joined;
+      EXPECT_THAT(lines[0], StartsWith("rdmapct serve: error: ")) << joined;
     }
   }
 }
@@ -352,7 +352,7 @@ TEST(ServeUsage, PortInUseExits2WithOneLine) {
   EXPECT_EQ(serve.Wait(), 2);
   const std::vector<std::string> lines = SplitLines(serve.err());
   ASSERT_EQ(lines.size(), 1u) << serve.err();
-  EXPECT_EQ(lines[0], "rdmapct serve: cannot listen on " + address + ": Address already in use");
+  EXPECT_EQ(lines[0], "rdmapct serve: error: cannot listen on " + address + ": Address already in use");
   close(fd);
 }
 

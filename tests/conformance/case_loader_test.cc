@@ -1,5 +1,6 @@
 #include "conformance/case_loader.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,6 +137,78 @@ TEST(CaseLoaderTest, LoadsADirectoryAndRejectsMisplacedFiles) {
   EXPECT_TRUE(Has(load.errors, "stray.textproto: case files live at"));
   EXPECT_TRUE(Has(load.errors, "rfc5040/7.3_bad.textproto:2:")) << load.errors.front();
   EXPECT_TRUE(Has(LoadCaseFiles(dir / "none").errors, "not a directory"));
+  fs::remove_all(dir);
+}
+
+// Issue 19 part 4: a sweep is one case per value, each with its own id,
+// title and patched steps; the swept case's id selects them all.
+constexpr char kSwept[] = R"pb(
+  case {
+    id: "rfc5040/7.2/swept"
+    title: "offset {value}"
+    requirement: "R5040-7.2-09a"
+    level: MUST
+    needs { region { role: RW } }
+    step { note: "at +{value}" send { message { type: RDMA_WRITE remote { region: RW offset: 1 } set { rv: 1 } } } }
+    step { expect { closed {} } }
+    sweep {
+      parameter: "offset"
+      value { value: "1" }
+      value { value: "9" patch { step: 0 merge { send { message { remote { offset: 9 } set { rv: 2 } } } } } }
+      value { value: "0x10" id_suffix: "-sixteen" title: "sixteen" }
+    }
+  }
+)pb";
+
+TEST(CaseLoaderTest, ExpandsASweepIntoOneCasePerValue) {
+  const CaseLoad load = ParseCaseFile(kSwept, "s.textproto", "rfc5040", "7.2");
+  ASSERT_TRUE(load.ok()) << load.errors.front();
+  ASSERT_EQ(load.cases.size(), 3u);
+  EXPECT_EQ(load.cases[0].id(), "rfc5040/7.2/swept-1");
+  EXPECT_EQ(load.cases[1].id(), "rfc5040/7.2/swept-9");
+  EXPECT_EQ(load.cases[2].id(), "rfc5040/7.2/swept-sixteen");
+  EXPECT_EQ(load.cases[0].proto.title(), "offset 1");
+  EXPECT_EQ(load.cases[2].proto.title(), "sixteen");
+  EXPECT_EQ(load.cases[1].proto.step(0).note(), "at +9");
+  // The patch merged: the offset and the field replaced, the region kept.
+  const proto::Message& m = load.cases[1].proto.step(0).send().message();
+  EXPECT_EQ(m.remote().offset(), 9);
+  EXPECT_EQ(m.remote().region(), proto::RW);
+  EXPECT_EQ(m.set().rv(), 2u);
+  EXPECT_EQ(load.cases[0].proto.step(0).send().message().remote().offset(), 1);
+  for (const LoadedCase& c : load.cases) {
+    EXPECT_EQ(c.sweep_case, "rfc5040/7.2/swept");
+    EXPECT_EQ(c.sweep_parameter, "offset");
+    EXPECT_FALSE(c.proto.has_sweep());
+  }
+  EXPECT_EQ(load.cases[1].sweep_value, "9");
+  CaseFilter f;
+  f.ids = {"rfc5040/7.2/swept"};
+  EXPECT_EQ(SelectCases(load.cases, f).size(), 3u);
+  f.ids = {"rfc5040/7.2/swept-9"};
+  EXPECT_EQ(SelectCases(load.cases, f).size(), 1u);
+
+  const CaseLoad bad = ParseCaseFile(
+      "case { id: \"rfc5040/7.2/b\" title: \"t\" requirement: \"R5040-7.2-09a\" level: MUST "
+      "step { pause { ms: 1 } } sweep { parameter: \"p\" value { value: \"1\" patch { step: 3 } } } }",
+      "b.textproto", "rfc5040", "7.2");
+  EXPECT_TRUE(Has(bad.errors, "sweep value 1 patches step 3 of 1")) << (bad.errors.empty() ? "" : bad.errors.front());
+}
+
+// Issue 18: --cases-dir /tmp walked all of /tmp and listed every stray file.
+TEST(CaseLoaderTest, ADirectoryThatIsNoCaseTreeIsOneErrorAndIsNotWalked) {
+  const fs::path dir = fs::temp_directory_path() / ("rdmapct-not-cases-" + std::to_string(getpid()));
+  for (int i = 0; i < 30; ++i) {
+    fs::create_directories(dir / "a" / std::to_string(i));
+    std::ofstream(dir / "a" / std::to_string(i) / "deep.textproto") << kTwoCases;
+  }
+  std::ofstream(dir / "top.textproto") << kTwoCases;
+  fs::create_directories(dir / "somebody-elses");
+  std::ofstream(dir / "somebody-elses" / "t1.textproto") << kTwoCases;
+  CaseLoad load = LoadCaseFiles(dir);
+  EXPECT_TRUE(load.cases.empty());
+  ASSERT_EQ(load.errors.size(), 1u);
+  EXPECT_THAT(load.errors[0], testing::StartsWith(dir.string() + ": not a case tree"));
   fs::remove_all(dir);
 }
 

@@ -24,7 +24,6 @@ std::string ReadAll(const fs::path& p) {
 }
 
 fs::path VendoredPath() { return RepositoryDir() / "conformance" / "requirements.tsv"; }
-fs::path SharedPath() { return RepositoryDir() / ".." / "shared" / "spec" / "requirements.tsv"; }
 
 const Catalog& Vendored() {
   static const CatalogLoad load = Catalog::Load(VendoredPath());
@@ -65,22 +64,13 @@ TEST(CatalogTest, VendoredCopyHas945Rows) {
   EXPECT_EQ(Vendored().rows().front().line, 2u);
 }
 
-// Drift between shared/spec and the vendored copy must be caught, not shipped.
-TEST(CatalogTest, VendoredCopyIsByteIdenticalToSharedSpec) {
-  if (!fs::exists(SharedPath())) GTEST_SKIP() << "no " << SharedPath();
-  EXPECT_TRUE(ReadAll(SharedPath()) == ReadAll(VendoredPath()))
-      << "conformance/requirements.tsv differs from " << SharedPath()
-      << ": copy the shared file over the vendored one";
-}
-
 TEST(CatalogTest, LoadDefaultFindsACompleteCatalog) {
   ScopedEnv spec("RDMAPCT_SPEC_DIR", nullptr);
   CatalogLoad load = Catalog::LoadDefault();
   ASSERT_TRUE(load.ok()) << load.error.Describe();
   EXPECT_EQ(load.catalog->size(), 945u);
-  if (fs::exists(SharedPath())) {
-    EXPECT_EQ(fs::path(load.catalog->source()), SharedPath().lexically_normal());
-  }
+  // The test binary finds the data next to itself (build/share/rdmapct).
+  EXPECT_EQ(fs::path(load.catalog->source()), (DataDir() / "conformance" / "requirements.tsv").lexically_normal());
 }
 
 // Known answers taken from requirements.tsv by hand.
@@ -111,7 +101,7 @@ TEST(CatalogTest, KnownRowsHaveTypedFields) {
   EXPECT_FALSE(Vendored().Contains("r5040-7.2-09a"));  // ids are case-sensitive
 }
 
-// NOTES.md §5.3: an informative-appendix MUST NOT is only a warning.
+// decisions D-S3: an informative-appendix MUST NOT is only a warning.
 TEST(CatalogTest, InformativeAppendixRowsGradeAsWarnings) {
   const Requirement* r = Vendored().Find("R5044-A.4-01");
   ASSERT_NE(r, nullptr);
@@ -121,7 +111,7 @@ TEST(CatalogTest, InformativeAppendixRowsGradeAsWarnings) {
   EXPECT_FALSE(Vendored().Find("R5040-7.2-09a")->informative_appendix());
 }
 
-// The per-level and per-observability totals of NOTES.md §3.
+// The per-level and per-observability totals of decisions D-COUNTS.
 TEST(CatalogTest, CountsMatchNotesSection3) {
   std::map<std::string, int> levels;
   std::map<WireObservable, int> wire;
@@ -249,22 +239,38 @@ TEST(CatalogTest, SpecDirEnvironmentOverridesAndNeverFallsBack) {
   fs::remove_all(dir);
 }
 
-// Without shared/ (a checkout elsewhere) the vendored copy is used.
-TEST(CatalogTest, FallsBackToVendoredCopyWithoutSharedSpec) {
-  fs::path repo = fs::temp_directory_path() / ("rdmapct_repo_" + std::to_string(getpid()));
-  fs::create_directories(repo / "conformance");
-  std::ofstream(repo / "conformance" / "requirements.tsv") << kHeader << kRow2;
+// RDMAPCT_DATA_DIR moves the whole data directory; a directory without the
+// catalog is an error that names both overrides.
+TEST(CatalogTest, DataDirEnvironmentMovesTheCatalog) {
+  fs::path data = fs::temp_directory_path() / ("rdmapct_data_" + std::to_string(getpid()));
+  fs::create_directories(data / "conformance");
+  std::ofstream(data / "conformance" / "requirements.tsv") << kHeader << kRow2;
   {
     ScopedEnv spec("RDMAPCT_SPEC_DIR", nullptr);
-    ScopedEnv src("RDMAPCT_SOURCE_DIR", repo.c_str());
-    EXPECT_EQ(RepositoryDir(), repo);
-    ASSERT_EQ(FindRequirementsFile(), (repo / "conformance" / "requirements.tsv").lexically_normal());
-    fs::remove(repo / "conformance" / "requirements.tsv");
+    ScopedEnv env(kDataDirVariable, data.c_str());
+    EXPECT_EQ(DataDir(), data);
+    ASSERT_EQ(FindRequirementsFile(), (data / "conformance" / "requirements.tsv").lexically_normal());
+    fs::remove(data / "conformance" / "requirements.tsv");
     std::string why;
     EXPECT_FALSE(FindRequirementsFile(&why));
-    EXPECT_NE(why.find("set RDMAPCT_SPEC_DIR"), std::string::npos) << why;
+    EXPECT_NE(why.find("RDMAPCT_DATA_DIR"), std::string::npos) << why;
+    EXPECT_NE(why.find("RDMAPCT_SPEC_DIR"), std::string::npos) << why;
   }
-  fs::remove_all(repo);
+  fs::remove_all(data);
+}
+
+// Without the variable, the data directory is found from the executable's
+// place, never from a path compiled in.
+TEST(CatalogTest, DataDirIsFoundNextToTheExecutable) {
+  ScopedEnv env(kDataDirVariable, nullptr);
+  const fs::path exe = fs::read_symlink("/proc/self/exe");
+  const fs::path data = DataDir();
+  EXPECT_EQ(data.filename(), "rdmapct");
+  EXPECT_EQ(data.parent_path().filename(), "share");
+  // build/tests/<binary>: the nearest share/rdmapct is build/share/rdmapct.
+  EXPECT_EQ(fs::weakly_canonical(exe).string().rfind(fs::weakly_canonical(data.parent_path().parent_path()).string(), 0), 0u)
+      << exe << " " << data;
+  EXPECT_TRUE(fs::is_regular_file(data / "conformance" / "requirements.tsv"));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
-// Matchers on hand-built frames: the accept-set grading of NOTES.md §5.1
+// Matchers on hand-built frames: the accept-set grading of decisions D-S1
 // (preferred / accepted alternative / registered other / unassigned),
 // malformed and missing Terminates, echo comparison field by field, the DDP
-// Segment Length accept-set (NOTES.md E), close, silence, events and Read
+// Segment Length accept-set (decisions D-E), close, silence, events and Read
 // Responses.
 #include "conformance/matchers.h"
 
@@ -93,7 +93,7 @@ TEST_F(TerminateMatcherTest, AcceptedAlternativePassesNotingTheChoice) {
   EXPECT_TRUE(Contains(o.notes[0], "accepted alternative 1/1/0x00"));
 }
 
-// NOTES.md §5.1: another registered code is a warning by default.
+// decisions D-S1: another registered code is a warning by default.
 TEST_F(TerminateMatcherTest, OtherRegisteredCodeWarns) {
   const MatchOutcome o = Match(TerminateFrame(wire::term::kRdmapBaseOrBoundsViolation));
   EXPECT_EQ(o.verdict, Verdict::kWarn);
@@ -175,7 +175,7 @@ TEST_F(TerminateMatcherTest, HeaderBitsWarnByDefault) {
   EXPECT_EQ(must.verdict, Verdict::kFail);
 }
 
-// NOTES.md E: ULPDU_Length preferred, the payload length (siw) warns.
+// decisions D-E: ULPDU_Length preferred, the payload length (siw) warns.
 TEST_F(TerminateMatcherTest, SegmentLengthAcceptSet) {
   EXPECT_EQ(Match(TerminateFrame(wire::term::kRdmapInvalidStag, 46)).verdict, Verdict::kPass);
   const MatchOutcome siw = Match(TerminateFrame(wire::term::kRdmapInvalidStag, 28));

@@ -536,5 +536,35 @@ TEST_F(ReportTest, HtmlOfACleanRunSaysSo) {
   EXPECT_THAT(html, HasSubstr("<span class=\"v v-pass\">PASS</span> Every MUST-level case that applied passed"));
 }
 
+// Issue 19 part 4: every value of a sweep is its own result in every
+// report, with the parameter beside it, and the sweep is summarised.
+TEST_F(ReportTest, SweepValuesAreSubResultsInEveryReport) {
+  RunResult run = run_;
+  using us = std::chrono::microseconds;
+  for (const char* v : {"1", "2"}) {
+    CaseResult c = testing_fixture::Case(std::string("rfc5040/7.2/misaligned-") + v, "misaligned", proto::MUST,
+                                         std::string(v) == "1" ? Verdict::kPass : Verdict::kFail, "", us(10));
+    c.sweep_case = "rfc5040/7.2/misaligned";
+    c.sweep_parameter = "misalignment";
+    c.sweep_value = v;
+    run.cases.push_back(c);
+  }
+  const std::string console = RenderConsoleReport(run, ctx_, ConsoleStyle{false});
+  EXPECT_THAT(console, HasSubstr("rfc5040/7.2/misaligned-2  misaligned  [misalignment=2]"));
+  EXPECT_THAT(console, HasSubstr("Sweeps (1: one result per value)\n  rfc5040/7.2/misaligned  FAIL   misalignment: 1 PASS, 2 FAIL\n"));
+  const nlohmann::json j = nlohmann::json::parse(RenderJsonReport(run, ctx_));
+  ASSERT_EQ(j["sweeps"].size(), 1u);
+  EXPECT_EQ(j["sweeps"][0]["case"], "rfc5040/7.2/misaligned");
+  EXPECT_EQ(j["sweeps"][0]["values"][1]["verdict"], "fail");
+  EXPECT_EQ(j["cases"].back()["sweep"]["value"], "2");
+  EXPECT_TRUE(j["cases"][0]["sweep"].is_null());
+  const std::string xml = RenderJunitReport(run, ctx_);
+  EXPECT_THAT(xml, HasSubstr("<property name=\"sweep_parameter\" value=\"misalignment\"/>"));
+  EXPECT_THAT(xml, HasSubstr("<property name=\"sweep_value\" value=\"2\"/>"));
+  const std::string html = RenderHtmlReport(run, ctx_);
+  EXPECT_THAT(html, HasSubstr("<h2>Sweeps</h2>"));
+  EXPECT_THAT(html, HasSubstr("<code>misalignment=2</code>"));
+}
+
 }  // namespace
 }  // namespace rdmapct::conformance

@@ -13,7 +13,7 @@ TEST(ResultTest, VerdictNamesRoundTrip) {
   EXPECT_FALSE(ParseVerdict("PASS").has_value());
 }
 
-// NOTES.md §5.3: MUST family fails, SHOULD family warns, MAY only informs.
+// decisions D-S3: MUST family fails, SHOULD family warns, MAY only informs.
 TEST(ResultTest, SeverityMapping) {
   EXPECT_EQ(VerdictForMiss(proto::MUST), Verdict::kFail);
   EXPECT_EQ(VerdictForMiss(proto::MUST_NOT), Verdict::kFail);
@@ -42,13 +42,40 @@ RunResult RunWith(std::initializer_list<Verdict> verdicts) {
 }
 
 TEST(ResultTest, ExitStatus) {
-  EXPECT_EQ(ExitStatus(RunWith({})), kExitPass);
+  EXPECT_EQ(ExitStatus(RunWith({})), kExitNothingTested);
   EXPECT_EQ(ExitStatus(RunWith({Verdict::kPass, Verdict::kWarn, Verdict::kSkip})), kExitPass);
   EXPECT_EQ(ExitStatus(RunWith({Verdict::kPass, Verdict::kFail, Verdict::kError})), kExitFail);
   EXPECT_EQ(ExitStatus(RunWith({Verdict::kPass, Verdict::kError})), kExitError);
   RunResult aborted = RunWith({Verdict::kPass});
   aborted.aborted = true;
   EXPECT_EQ(ExitStatus(aborted), kExitError);
+}
+
+// An empty run is not a pass (issue 15): every case skipped, or every
+// MUST-level case skipped while SHOULD-level ones ran.
+TEST(ResultTest, NothingTestedIsItsOwnExitStatus) {
+  const RunResult all_skipped = RunWith({Verdict::kSkip, Verdict::kSkip});
+  EXPECT_EQ(ExitStatus(all_skipped), kExitNothingTested);
+  EXPECT_EQ(NothingTested(all_skipped).rfind("nothing was tested: every selected case was skipped", 0), 0u)
+      << NothingTested(all_skipped);
+
+  RunResult must_skipped = RunWith({Verdict::kSkip, Verdict::kPass});
+  must_skipped.cases[0].level = proto::MUST;
+  must_skipped.cases[1].level = proto::SHOULD;
+  EXPECT_EQ(ExitStatus(must_skipped), kExitNothingTested);
+  EXPECT_EQ(NothingTested(must_skipped).rfind("nothing was tested at MUST level", 0), 0u) << NothingTested(must_skipped);
+
+  // A selection with no MUST-level case (--level SHOULD) that ran something.
+  RunResult should_only = RunWith({Verdict::kPass});
+  should_only.cases[0].level = proto::SHOULD;
+  EXPECT_EQ(ExitStatus(should_only), kExitPass);
+  EXPECT_EQ(NothingTested(should_only), "");
+
+  // A failure or an error still wins.
+  RunResult failed = RunWith({Verdict::kSkip, Verdict::kFail});
+  failed.cases[1].level = proto::SHOULD;
+  EXPECT_EQ(ExitStatus(failed), kExitFail);
+  EXPECT_EQ(ExitStatus(RunWith({Verdict::kSkip, Verdict::kError})), kExitError);
 }
 
 TEST(ResultTest, Counts) {

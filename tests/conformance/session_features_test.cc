@@ -2,7 +2,7 @@
 // as a small case run against the in-process reference target: RFC 6581
 // setup with every RTR type, Markers in both directions, events with their
 // delivered data, Read Responses of a multi-segment read, frame matchers,
-// any_of (NOTES.md G.10), Keep Memory across connections, TCP write splits.
+// any_of (decisions D-G10), Keep Memory across connections, TCP write splits.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -70,7 +70,7 @@ TEST(SessionFeaturesTest, ReadAndWriteRtrAreAbsorbed) {
   }
 }
 
-// NOTES.md G.10: a bad CRC earns a Terminate 0x2/0x0/0x02 or a silent drop.
+// decisions D-G10: a bad CRC earns a Terminate 0x2/0x0/0x02 or a silent drop.
 TEST(SessionFeaturesTest, AnyOfTakesTheFirstMatchingAlternative) {
   const CaseRun run = RunInline(R"pb(
     step { send { message { type: SEND payload { text: "x" } } framing { corrupt_crc: true } } }
@@ -133,6 +133,47 @@ TEST(SessionFeaturesTest, MismatchesNameTheField) {
   )pb");
   EXPECT_EQ(run.result.verdict, Verdict::kFail);
   EXPECT_NE(run.result.reason.find("tagged_offset: expected 1, got"), std::string::npos) << run.result.reason;
+}
+
+// Issue 15: a tolerated accept-set member (the RFC names the preferred
+// code) is a warning that says so, never a silent pass; an accepted
+// alternative passes with a note.
+TEST(SessionFeaturesTest, ToleratedTerminateCodeWarnsAcceptedAlternativePasses) {
+  const std::string body = R"pb(
+    needs { region { role: DEREGISTERED } }
+    step { send { label: "w" message { type: RDMA_WRITE remote { region: DEREGISTERED } payload { text: "x" } } } }
+    step { expect { terminate { accept { layer: 1 etype: 1 code: 2 preferred: true }
+                                accept { layer: 1 etype: 1 code: 0 %s note: "F.1" } offending: "w" } } }
+  )pb";
+  char text[1024];
+  std::snprintf(text, sizeof text, body.c_str(), "tolerated: true");
+  const CaseRun tolerated = RunInline(text);
+  EXPECT_EQ(tolerated.result.verdict, Verdict::kWarn) << Explain(tolerated.result);
+  EXPECT_NE(tolerated.result.reason.find("is tolerated, but the RFC names 1/1/0x02"), std::string::npos)
+      << tolerated.result.reason;
+  ASSERT_FALSE(tolerated.result.choices.empty());
+  EXPECT_TRUE(tolerated.result.choices.front().tolerated);
+  std::snprintf(text, sizeof text, body.c_str(), "");
+  const CaseRun accepted = RunInline(text);
+  EXPECT_EQ(accepted.result.verdict, Verdict::kPass) << Explain(accepted.result);
+}
+
+// Issue 15: any_of may offer several MPA Replies (the Rev 0 case).
+TEST(SessionFeaturesTest, AnyOfMpaRepliesAndACloseInsteadOfAReply) {
+  const CaseRun run = RunInline(R"pb(
+    step { connect { revision: 0 crc: true request_markers: true } }
+    step { expect { any_of { alternative { mpa_reply { accepted: true revision: 0 markers: true crc: true } }
+                             alternative { mpa_reply { revision: 1 or_closed: true } } } } }
+  )pb");
+  EXPECT_EQ(run.result.verdict, Verdict::kPass) << Explain(run.result);
+  targets::ReferenceTargetConfig siw;
+  siw.faults.Add(model::Fault::kRev0ReplyWithoutMarkers);
+  const CaseRun plain = RunInline(R"pb(
+    step { connect { revision: 0 crc: true request_markers: true } }
+    step { expect { any_of { alternative { mpa_reply { accepted: true revision: 0 markers: true crc: true } }
+                             alternative { mpa_reply { revision: 1 or_closed: true } } } } }
+  )pb", siw);
+  EXPECT_EQ(plain.result.verdict, Verdict::kFail) << Explain(plain.result);
 }
 
 }  // namespace

@@ -320,11 +320,11 @@ TEST(RunnerTest, StopsAfterConsecutiveConnectionFailures) {
   options.session = FastOptions();
   RunResult run = RunCases(selected, options, dead);
   EXPECT_TRUE(run.aborted);
-  EXPECT_TRUE(Contains(run.abort_reason, "refused 3 connections in a row")) << run.abort_reason;
+  EXPECT_TRUE(Contains(run.abort_reason, "failed to set up 3 connections in a row")) << run.abort_reason;
   EXPECT_EQ(dead.connects, 3);
   ASSERT_EQ(run.cases.size(), 6u);
   EXPECT_TRUE(Contains(run.cases[0].reason, "cannot connect to the target: connection refused"));
-  EXPECT_TRUE(Contains(run.cases[5].reason, "not run: the target refused")) << run.cases[5].reason;
+  EXPECT_TRUE(Contains(run.cases[5].reason, "not run: the target failed to set up")) << run.cases[5].reason;
   EXPECT_EQ(run.counts.error, 6u);
   EXPECT_EQ(ExitStatus(run), kExitError);
 

@@ -5,9 +5,10 @@
 //     case already covers (a stale reason hides nothing);
 //   - every wire-observable (yes / partial) MUST / MUST NOT / REQUIRED row
 //     has a case or a documented reason, except the rows listed in
-//     conformance/coverage_todo.tsv. The list is an upper bound: a NEW
-//     uncovered row fails (write a case, or a reason); a listed row that
-//     became covered is printed as a note to regenerate the list.
+//     conformance/coverage_todo.tsv. The list is exact, like the fault
+//     matrix: a NEW uncovered row fails (write a case, or a reason), and so
+//     does a listed row that a case now covers (remove it: regenerate);
+//   - every `// REQ <id>` tag in the sources names a catalog id.
 //
 // To regenerate the list after adding cases (then review the diff):
 //   RDMAPCT_UPDATE_COVERAGE_TODO=1 build/tests/conformance_test --gtest_filter='Traceability*'
@@ -16,6 +17,9 @@
 #include <iostream>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <fmt/format.h>
 #include <set>
 #include <string>
@@ -119,12 +123,44 @@ TEST(TraceabilityTest, EveryWireObservableMustRowHasACaseOrAReasonOrIsListed) {
       ADD_FAILURE() << "coverage_todo.tsv lists " << id
                     << ", which is not a MUST / MUST NOT / REQUIRED row of the catalog: remove it";
     } else if (!open_ids.count(id)) {
-      // Not a failure: the list is an upper bound, so that adding a case never
-      // breaks the build; regenerate it to keep it tidy.
-      std::cout << "note: coverage_todo.tsv lists " << id << ", which is now " << CoverageStatusName(row->status)
-                    << (row->cases.empty() ? "" : " by " + row->cases.front()) << ": remove it from the list (RDMAPCT_UPDATE_COVERAGE_TODO=1)\n";
+      // The list is exact (issue 15): a stale row hides a covered requirement
+      // from whoever reads the list to find work.
+      ADD_FAILURE() << "coverage_todo.tsv lists " << id << ", which is now " << CoverageStatusName(row->status)
+                    << (row->cases.empty() ? "" : " by " + row->cases.front())
+                    << ": remove it from the list (RDMAPCT_UPDATE_COVERAGE_TODO=1)";
     }
   }
+}
+
+// Every id after `// REQ` in the sources is a catalog id: a typo or a
+// retired id would break `grep -rn <id>` (docs/architecture.md).
+TEST(TraceabilityTest, EveryReqTagNamesACatalogId) {
+  namespace fs = std::filesystem;
+  const std::regex id_re("R(5040|5041|5044|6581|7306|COMMIT)-[A-Za-z0-9.]+-[A-Za-z0-9]+");
+  std::size_t tags = 0;
+  for (const char* dir : {"reference", "conformance", "targets", "capture", "pcaps", "replay", "fuzz", "cli", "tools"}) {
+    const fs::path root = RepositoryDir() / dir;
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) continue;
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(root, ec)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || (ext != ".cc" && ext != ".h")) continue;
+      std::ifstream in(e.path());
+      std::string line;
+      for (int n = 1; std::getline(in, line); ++n) {
+        const std::size_t at = line.find("// REQ ");
+        if (at == std::string::npos) continue;
+        ++tags;
+        const std::string rest = line.substr(at + 7);
+        for (auto it = std::sregex_iterator(rest.begin(), rest.end(), id_re); it != std::sregex_iterator(); ++it) {
+          EXPECT_TRUE(TheCatalog().Contains(it->str()))
+              << e.path().lexically_relative(RepositoryDir()).string() << ":" << n << ": // REQ names "
+              << it->str() << ", which is not in the catalog";
+        }
+      }
+    }
+  }
+  EXPECT_GT(tags, 100u);
 }
 
 }  // namespace

@@ -85,6 +85,35 @@ TEST(SessionOracle, NothingAfterTerminate) {
   EXPECT_FALSE(r.findings.empty()) << Describe(r);
 }
 
+// REQ R5040-5.4-10
+// Issue 17's input (corpus/regressions/fuzz_session/
+// second_terminate_after_read_failed_in_flush): a Read Request held with
+// five Sends with Invalidate of the Read's Data Source. The second
+// invalidates an invalid STag; before its Terminate the pending Read is
+// served, fails on its invalidated source and sends the Terminate itself.
+// The reference then sent a second Terminate for the Send: one only.
+TEST(SessionOracle, ReadFailingWhileFlushedBeforeATerminateSendsTheOnlyTerminate) {
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  proto::SessionAction* read = s.add_action();
+  read->mutable_message()->set_type(proto::READ_REQUEST);
+  read->mutable_message()->set_region(proto::INVALIDATABLE);
+  read->mutable_message()->set_length(128);
+  read->mutable_message()->set_payload_seed(2);
+  read->mutable_delivery()->set_hold(true);
+  proto::SessionAction* inv = s.add_action();
+  inv->mutable_message()->set_type(proto::SEND_INVALIDATE);
+  inv->mutable_message()->set_offset(4081);
+  inv->mutable_message()->set_length(16);
+  inv->mutable_message()->set_payload_seed(2);
+  inv->set_repeat(4);
+  const OracleResult r = RunSessionOracles(s, {});
+  EXPECT_TRUE(r.findings.empty()) << Describe(r);
+  // The oracle still sees a second Terminate where a fault lets it through.
+  const OracleResult a = RunSessionOracles(s, {Fault::kAnswerAfterTerminate});
+  EXPECT_FALSE(a.findings.empty()) << Describe(a);
+}
+
 TEST(SessionOracle, MalformedSessionsNeverThrow) {
   proto::FuzzSession s;
   s.mutable_connection()->set_mpa_revision(9);  // rejected: no Reply

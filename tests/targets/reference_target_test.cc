@@ -142,7 +142,7 @@ TEST(ReferenceTargetStartup, PeerToPeerRepliesWithSupportedRtrTypes) {
   EXPECT_TRUE(f.write_rtr || f.read_rtr);  // at least one type it supports
 }
 
-// NOTES H.6: a Send RTR consumes buffer 1 and MSN 1 but is no ULP event.
+// decisions D-H6: a Send RTR consumes buffer 1 and MSN 1 but is no ULP event.
 TEST(ReferenceTargetStartup, SendRtrIsHiddenAndTheFirstEventIsSequenceOne) {
   ReferenceTarget target;
   Initiator init(target, {.revision = 2,
@@ -492,7 +492,7 @@ TEST(ReferenceTargetFullOperation, ReadRequestsOfOneWriteAreAnsweredInRequestOrd
 // REQ R5040-6.1-10 R5040-5.2.2-07
 // IRD + 1 requests in one write: the first IRD are answered (they arrived
 // before the error), then the overrun is terminated with a code of the
-// accept-set {1/2/0x02, 0/2/0x07} (NOTES C.7); under ignore-ird all are
+// accept-set {1/2/0x02, 0/2/0x07} (decisions D-C7); under ignore-ird all are
 // answered, and under read-responses-out-of-order the order is reversed.
 TEST(ReferenceTargetFullOperation, IrdPlusOneRequestsInOneWriteEarnATerminateAfterTheAnswers) {
   ReferenceTarget target;

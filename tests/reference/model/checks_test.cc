@@ -83,7 +83,7 @@ TEST(CheckAtomicAlignment, UsesTheBufferAddress) {
             ViolationKind::kAtomicMisaligned);
 }
 
-// RCOMMIT-3.1.1.1-02/03 (NOTES D.7): P, G or both; no bit or unknown bits rejected.
+// RCOMMIT-3.1.1.1-02/03 (decisions D-D7): P, G or both; no bit or unknown bits rejected.
 TEST(CheckFlushFlags, Values) {
   EXPECT_FALSE(CheckFlushFlags(1, true, {}));
   EXPECT_FALSE(CheckFlushFlags(2, true, {}));
@@ -106,7 +106,7 @@ TEST(CheckRdmapHeaderLength, FixedHeaders) {
   EXPECT_FALSE(CheckRdmapHeaderLength(wire::InfoFor(Opcode::kVerifyRequest), 48));
 }
 
-// R5041-4.1-05 R5041-4.1-07 (NOTES F.4).
+// R5041-4.1-05 R5041-4.1-07 (decisions D-F4).
 TEST(CheckMessageStructure, LastSegmentRules) {
   ReceiveBuffer b;
   b.received.Insert(0, 100);

@@ -32,7 +32,7 @@ TEST(Common, HandWrittenSendIsDelivered) {
   EXPECT_EQ(r.events()[0].data, (Bytes{'a', 'b', 'c'}));
 }
 
-// R5041-4.1-12 R5041-7.2-T12 R5041-7.2-T06 (NOTES F.2): DV != 1.
+// R5041-4.1-12 R5041-7.2-T12 R5041-7.2-T06 (decisions D-F2): DV != 1.
 TEST(Common, InvalidDdpVersion) {
   for (uint8_t dv : {0, 2, 3}) {
     Peer p = ReadyPeer();
@@ -46,7 +46,7 @@ TEST(Common, InvalidDdpVersion) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(w), 1, 1, 0x04), w, false);
 }
 
-// R5040-7.2-01 R5040-7.2-03 R5040-4.1-08 (NOTES A.5): RV 00b, 10b, 11b on an RV=01b stream.
+// R5040-7.2-01 R5040-7.2-03 R5040-4.1-08 (decisions D-A5): RV 00b, 10b, 11b on an RV=01b stream.
 TEST(Common, InvalidRdmapVersion) {
   for (uint8_t rv : {0, 2, 3}) {
     Peer p = ReadyPeer();
@@ -77,7 +77,7 @@ TEST(Common, UnexpectedOpcodePerProfile) {
   }
 }
 
-// R5040-5.3-09 R5040-5.2.1-06 R5040-7.2-07 (NOTES A.6): valid opcode on the wrong QN -> 0/2/0x06,
+// R5040-5.3-09 R5040-5.2.1-06 R5040-7.2-07 (decisions D-A6): valid opcode on the wrong QN -> 0/2/0x06,
 // 1/2/0x01 by option.
 TEST(Common, OpcodeOnWrongQueue) {
   Peer p = ReadyPeer();
@@ -98,7 +98,7 @@ TEST(Common, OpcodeOnWrongQueue) {
   ExpectSingleTerminate(o.Feed(send_on_qn1), 1, 2, 0x01);
 }
 
-// R5040-4.1-05 R5040-4.1-T01 (NOTES A.6): RDMA Write with T=0 -> 0/2/0x06.
+// R5040-4.1-05 R5040-4.1-T01 (decisions D-A6): RDMA Write with T=0 -> 0/2/0x06.
 TEST(Common, OpcodeWithWrongTaggedFlag) {
   Peer p = ReadyPeer();
   const Bytes seg = HandSend(0x41, 0x40);  // opcode 0x0 on an untagged QN0 segment
@@ -106,7 +106,7 @@ TEST(Common, OpcodeWithWrongTaggedFlag) {
   EXPECT_EQ(p.ep.first_violation()->kind, ViolationKind::kOpcodeTaggedMismatch);
 }
 
-// R5041-7.1-U1 R5041-7.2-T07 R7306-10.2-01 (NOTES F.3): QN 3 is undefined under rfc5040, QN 4+
+// R5041-7.1-U1 R5041-7.2-T07 R7306-10.2-01 (decisions D-F3): QN 3 is undefined under rfc5040, QN 4+
 // always; a zero-length segment is checked too.
 TEST(Common, InvalidQueueNumber) {
   Peer p = ReadyPeer();
@@ -118,7 +118,7 @@ TEST(Common, InvalidQueueNumber) {
   ExpectEcho(ExpectSingleTerminate(q.Feed(qn7), 1, 2, 0x01), qn7, false);
 }
 
-// NOTES F.4 (decisions.md): a ULPDU shorter than its DDP header cannot be echoed:
+// decisions D-F4 (decisions.md): a ULPDU shorter than its DDP header cannot be echoed:
 // 1/0/0x00 with M=D=R=0.
 TEST(Common, TruncatedDdpHeader) {
   Peer p = ReadyPeer();
@@ -180,7 +180,7 @@ TEST(States, AbortSendsTerminateWithoutHeaders) {
   EXPECT_EQ(p.ep.state(), StreamState::kTerminateSent);
 }
 
-// NOTES A.4 (decisions.md): by option, the fixed 52-octet zero-filled layout.
+// decisions D-A4 (decisions.md): by option, the fixed 52-octet zero-filled layout.
 TEST(TerminateShape, FixedForm) {
   EndpointConfig c = Config();
   c.decisions.terminate_form = wire::TerminateForm::kFixed;
@@ -197,7 +197,7 @@ TEST(TerminateShape, FixedForm) {
   EXPECT_EQ(Bytes(t.begin() + 42, t.end()), Bytes(28, 0));
 }
 
-// NOTES E (decisions.md): by option the DDP Segment Length is the payload length.
+// decisions D-E (decisions.md): by option the DDP Segment Length is the payload length.
 TEST(TerminateShape, PayloadLengthOption) {
   EndpointConfig c = Config();
   c.decisions.segment_length = SegmentLengthConvention::kPayloadLength;

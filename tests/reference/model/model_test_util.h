@@ -135,7 +135,7 @@ inline void ExpectEcho(const RawTerminate& t, const Bytes& offending, bool rdma_
   EXPECT_TRUE(t.d);
   EXPECT_EQ(t.r, rdma_header);
   ASSERT_TRUE(t.ddp_segment_length.has_value());
-  EXPECT_EQ(*t.ddp_segment_length, offending.size());  // NOTES E: ULPDU_Length
+  EXPECT_EQ(*t.ddp_segment_length, offending.size());  // decisions D-E: ULPDU_Length
   EXPECT_EQ(t.terminated_ddp_header, Prefix(offending, hlen));
   if (rdma_header) {
     EXPECT_EQ(t.terminated_rdma_header, Bytes(offending.begin() + 18, offending.begin() + 46));

@@ -49,7 +49,7 @@ TEST(Ordering, ManyOutstandingReadsAnsweredInOrder) {
   }
 }
 
-// R7306-5.4-R8b R5040-5.5-R20a (one response queue, NOTES E): a Read then an Atomic:
+// R7306-5.4-R8b R5040-5.5-R20a (one response queue, decisions D-E): a Read then an Atomic:
 // every Read Response segment leaves before the Atomic Response.
 TEST(Ordering, AtomicResponseAfterEarlierReadResponse) {
   Peer p(Deferred(wire::Profile::kRfc7306));

@@ -112,7 +112,7 @@ TEST(PostRead, OrdLimit) {
   EXPECT_EQ(p.ep.PostReadRequest({1, 8, 4, 9, 0}, p.r), PostStatus::kOk);
 }
 
-// R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.2-S5 RCOMMIT-3.1-07 RCOMMIT-3.1-T01 (NOTES E): Read and extension requests share QN1 MSNs;
+// R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.2-S5 RCOMMIT-3.1-07 RCOMMIT-3.1-T01 (decisions D-E): Read and extension requests share QN1 MSNs;
 // the extensions need their profile.
 TEST(PostExtensions, SharedQn1MsnAndProfiles) {
   Peer old{Config()};
@@ -132,7 +132,7 @@ TEST(PostExtensions, SharedQn1MsnAndProfiles) {
   EXPECT_EQ(p.ep.outstanding_responses(), 1u);
 }
 
-// RCOMMIT-3.1-T05 (NOTES D.1): Atomic Write Request 0x10 needs the 5-bit opcode:
+// RCOMMIT-3.1-T05 (decisions D-D1): Atomic Write Request 0x10 needs the 5-bit opcode:
 // RDMAP Control 0x50 under the commit profile.
 TEST(PostExtensions, AtomicWriteUsesFiveBitOpcode) {
   Peer p{Config(wire::Profile::kCommit)};
@@ -154,7 +154,7 @@ TEST(PostExtensions, ImmediateData) {
   EXPECT_EQ(u.payload, (Bytes{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88}));
 }
 
-// R7306-5.2.2-S7 (NOTES C.8): a QN3 response with nothing outstanding -> 1/2/0x02.
+// R7306-5.2.2-S7 (decisions D-C8): a QN3 response with nothing outstanding -> 1/2/0x02.
 TEST(Qn3, UnexpectedResponse) {
   Peer p{Config(wire::Profile::kRfc7306)};
   const Bytes seg = Encode(wire::MakeAtomicResponse(1, {7, 9}));
@@ -162,7 +162,7 @@ TEST(Qn3, UnexpectedResponse) {
   EXPECT_EQ(p.ep.first_violation()->kind, ViolationKind::kUnexpectedResponse);
 }
 
-// NOTES C.8: the n-th QN3 response answers the n-th QN3 request; another response
+// decisions D-C8: the n-th QN3 response answers the n-th QN3 request; another response
 // type -> 0/2/0x06; an MSN other than the next -> 1/2/0x03.
 TEST(Qn3, WrongTypeAndWrongMsn) {
   Peer p{Config(wire::Profile::kCommit)};

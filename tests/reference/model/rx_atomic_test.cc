@@ -47,7 +47,7 @@ wire::AtomicRequestHeader CmpSwap(uint32_t id, uint64_t to, uint64_t compare,
   return h;
 }
 
-// The 8 memory octets of a little-endian word, and back (NOTES C.9).
+// The 8 memory octets of a little-endian word, and back (decisions D-C9).
 Bytes LeOctets(uint64_t v) {
   Bytes b(8);
   for (int i = 0; i < 8; ++i) b[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -65,7 +65,7 @@ struct AtomicReply {
 
 AtomicReply ExpectAtomicResponse(const Bytes& seg, uint32_t qn3_msn) {
   AtomicReply a;
-  EXPECT_EQ(seg.size(), 18u + 12u) << "untagged DDP header + 12-octet Figure 6 (NOTES C.1)";
+  EXPECT_EQ(seg.size(), 18u + 12u) << "untagged DDP header + 12-octet Figure 6 (decisions D-C1)";
   if (seg.size() != 30) return a;
   EXPECT_EQ(seg[0], 0x41);  // T=0 L=1 DV=1
   EXPECT_EQ(seg[1], 0x4B);  // RV=01b opcode 1011b
@@ -250,7 +250,7 @@ TEST(AtomicFaultTest, WriteMemoryOnFailedCmpSwapChangesMemory) {
   EXPECT_EQ(Bytes(m.begin(), m.end()), LeOctets(0x08070605AAAAAAAA));
 }
 
-// --- byte order (NOTES C.9) -----------------------------------------------------------
+// --- byte order (decisions D-C9) -----------------------------------------------------------
 
 // R7306-5.1.1-07: octets 01..08 in memory, FetchAdd(+1). A little-endian
 // target reads 0x0807060504030201, so the wire carries 08 07 .. 01 and memory
@@ -326,7 +326,7 @@ TEST(AtomicFaultTest, ExecuteMisalignedAtomicModifiesMemory) {
   EXPECT_EQ(Bytes(m.begin(), m.end()), (Bytes{0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
 }
 
-// Fault skip-bounds-check (R5041-7.1-G4 by analogy, NOTES C.4): an atomic whose
+// Fault skip-bounds-check (R5041-7.1-G4 by analogy, decisions D-C4): an atomic whose
 // word runs 4 octets past the region is executed on the octets the memory
 // object has instead of being refused with 0/1/0x01.
 TEST(AtomicFaultTest, SkipBoundsCheckExecutesOnTheClippedWord) {
@@ -371,7 +371,7 @@ TEST(AtomicAlignmentTest, AlignmentIsOfTheBufferAddressNotTheTaggedOffset) {
   EXPECT_EQ(res.ObjectBytes(region.memory_object)[10], 0);
 }
 
-// --- AOpCode (RFC 7306 §5.2.1 item 4, NOTES C.3) ------------------------------------
+// --- AOpCode (RFC 7306 §5.2.1 item 4, decisions D-C3) ------------------------------------
 
 // R7306-5.2.1-S4 R7306-5.2.1-T03: 0001b (Reserved) and every Unassigned code
 // surface an error: Terminate 0/2/0x06 (decision for C.3), M=1 D=1 R=0, no
@@ -400,7 +400,7 @@ TEST(AtomicOpcodeTest, UnsupportedAtomicOpcodesTerminate) {
   }
 }
 
-// --- Remote STag validation (NOTES C.4: RFC 5040 §7.2 by analogy) ---------------------
+// --- Remote STag validation (decisions D-C4: RFC 5040 §7.2 by analogy) ---------------------
 
 // R7306-9-01 R7306-5-06: each target error gives the chosen RDMAP Remote
 // Protection code, M=1 D=1 R=0 (§8.1 case 2), and nothing is executed.
@@ -510,7 +510,7 @@ TEST_F(AtomicTest, ReadAndAtomicRequestsShareTheQn1MsnSpace) {
   EXPECT_EQ(Memory(kBase, 8), LeOctets(1));
 }
 
-// R7306-5.2.2-S4 R5040-6.1-10 (NOTES C.7, shared accounting): Atomics take the
+// R7306-5.2.2-S4 R5040-6.1-10 (decisions D-C7, shared accounting): Atomics take the
 // IRD slots Read Requests use; one more than IRD outstanding is 1/2/0x02.
 TEST(AtomicIrdTest, AtomicsAndReadsShareIrd) {
   EndpointConfig c = AtomicConfig();
@@ -576,7 +576,7 @@ TEST_F(AtomicTest, WriteBeforeAtomicIsSeenByTheAtomic) {
   EXPECT_EQ(Memory(kBase + 40, 8), LeOctets(0x4244));
 }
 
-// R7306-5.4-R4 R7306-7-T10 R7306-7-T09 (MAY, NOTES §5.11): a Write that follows
+// R7306-5.4-R4 R7306-7-T10 R7306-7-T09 (MAY, decisions D-S11): a Write that follows
 // an Atomic Request may be Placed before the Atomic Response is generated. The
 // model executes the atomic when it is Delivered, so the response still
 // carries the value from before the Write, while the Write is Placed at once.
@@ -603,7 +603,7 @@ TEST_F(AtomicTest, NothingExecutedOrAnsweredAfterTerminate) {
   EXPECT_EQ(Memory(), Bytes(kLen, 0));
 }
 
-// R5040-7.2-02 R7306-1.1-05 (NOTES D.1): under rfc5040 opcode 0xA is undefined:
+// R5040-7.2-02 R7306-1.1-05 (decisions D-D1): under rfc5040 opcode 0xA is undefined:
 // Unexpected OpCode, and the handler never runs.
 TEST(AtomicProfileTest, Rfc5040ProfileAnswersUnexpectedOpcode) {
   Peer p{Config(wire::Profile::kRfc5040)};
@@ -671,14 +671,14 @@ TEST_F(AtomicRequesterTest, UnexpectedResponseTerminates) {
                            [](const UlpEvent& e) { return e.kind == UlpEventKind::kAtomicCompleted; }));
 }
 
-// R7306-5-08 (NOTES C.8): responses are located by QN3 MSN; a skipped MSN is out of range.
+// R7306-5-08 (decisions D-C8): responses are located by QN3 MSN; a skipped MSN is out of range.
 TEST_F(AtomicRequesterTest, ResponseWithWrongQn3MsnTerminates) {
   Post(FetchAdd(1, kBase, 1, 0));
   Post(FetchAdd(2, kBase, 1, 0));
   ExpectSingleTerminate(a.Feed(wire::MakeAtomicResponse(2, {2, 0})), 1, 2, 0x03);
 }
 
-// R7306-5.2.2-02 R7306-5.2.2-S7 (NOTES C.8): a wrong Original Request
+// R7306-5.2.2-02 R7306-5.2.2-S7 (decisions D-C8): a wrong Original Request
 // Identifier is an error (0/2/0xFF) by default; the check can be switched off.
 TEST_F(AtomicRequesterTest, WrongRequestIdentifierEcho) {
   Post(FetchAdd(0x100, kBase, 1, 0));

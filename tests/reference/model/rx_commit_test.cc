@@ -126,7 +126,7 @@ TEST_F(CommitTest, FlushIsAnsweredWithAnEmptyQn3Response) {
   EXPECT_EQ(p.ep.next_msn(3), 4u);
 }
 
-// RCOMMIT-3.1.1.1-03 RCOMMIT-3.1.1-02 (NOTES D.7): no disposition, or an unknown
+// RCOMMIT-3.1.1.1-03 RCOMMIT-3.1.1-02 (decisions D-D7): no disposition, or an unknown
 // bit: Terminate 0/2/0xFF, DDP Segment Length 18+20, no Flush Response.
 TEST(FlushFlagsTest, InvalidDispositionFlagsTerminate) {
   for (uint32_t flags : {0u, 0x4u, 0x5u, 0x80000003u, 0xFFFFFFFCu}) {
@@ -142,7 +142,7 @@ TEST(FlushFlagsTest, InvalidDispositionFlagsTerminate) {
   }
 }
 
-// NOTES D.7 option reject_unknown_flush_flags = false: unknown bits next to a
+// decisions D-D7 option reject_unknown_flush_flags = false: unknown bits next to a
 // known one are accepted; a Flush with no known bit is still refused.
 TEST(FlushFlagsTest, UnknownBitsAcceptedWhenConfigured) {
   EndpointConfig c = CommitConfig();
@@ -205,7 +205,7 @@ TEST_F(CommitTest, VerifyWithMatchingHashIsAnswered) {
   ExpectAnswered(Verify(kBase, 9, kCheckHash), Opcode::kVerifyResponse, 1, kCheckHash);
 }
 
-// RCOMMIT-3.1.2-02 RCOMMIT-3.1.2.1-03 RCOMMIT-3.1.2.2-02 RCOMMIT-5.1-C3 (NOTES D.6):
+// RCOMMIT-3.1.2-02 RCOMMIT-3.1.2.1-03 RCOMMIT-3.1.2.2-02 RCOMMIT-5.1-C3 (decisions D-D6):
 // a Hash Value that differs (one bit, or in length) is refused with 0/2/0xFF
 // and no Verify Response is sent.
 TEST(VerifyHashTest, MismatchTerminatesWithoutResponse) {
@@ -237,7 +237,7 @@ TEST_F(CommitTest, WriteFlushVerifyInOrder) {
 // --- Atomic Write ---------------------------------------------------------------------------
 
 // RCOMMIT-3.1.3-03 RCOMMIT-3.1.3.1-06 RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.3.2-02 RCOMMIT-3.1-T06
-// RCOMMIT-3.1-T12 RCOMMIT-3.1.3.1-02 (NOTES D.10): the 8 Data octets are stored as on the wire
+// RCOMMIT-3.1-T12 RCOMMIT-3.1.3.1-02 (decisions D-D10): the 8 Data octets are stored as on the wire
 // (decision), nothing around them changes, and an empty response (opcode
 // 10001b) follows.
 TEST_F(CommitTest, AtomicWritePlacesTheEightDataOctets) {
@@ -248,8 +248,8 @@ TEST_F(CommitTest, AtomicWritePlacesTheEightDataOctets) {
   EXPECT_EQ(Memory(), expect);
 }
 
-// NOTES D.10 option atomic_write_stores_wire_order = false: the value goes to
-// memory in the memory's byte order, like an RFC 7306 atomic (NOTES C.9).
+// decisions D-D10 option atomic_write_stores_wire_order = false: the value goes to
+// memory in the memory's byte order, like an RFC 7306 atomic (decisions D-C9).
 TEST(AtomicWriteByteOrderTest, MemoryOrderOption) {
   for (bool little : {true, false}) {
     EndpointConfig c = CommitConfig();
@@ -264,7 +264,7 @@ TEST(AtomicWriteByteOrderTest, MemoryOrderOption) {
   }
 }
 
-// RCOMMIT-3.1.3.1-03 RCOMMIT-3.1.3-02 (NOTES D.10): Data Sink Length other than
+// RCOMMIT-3.1.3.1-03 RCOMMIT-3.1.3-02 (decisions D-D10): Data Sink Length other than
 // 8 is refused with 0/2/0x07 and nothing is placed.
 TEST(AtomicWriteLengthTest, LengthOtherThanEightTerminates) {
   for (uint32_t length : {0u, 4u, 7u, 9u, 16u, 0xFFFFFFFFu}) {
@@ -377,7 +377,7 @@ TEST(AtomicWriteOrderTest, PlacedAfterASuccessfulFlush) {
   ExpectQn3Response(p.r.segments()[1], Opcode::kAtomicWriteResponse, 2, {});
 }
 
-// --- target validation shared by the three requests (NOTES D.5) -------------------------
+// --- target validation shared by the three requests (decisions D-D5) -------------------------
 
 enum class Op { kFlush, kVerify, kAtomicWrite };
 
@@ -444,7 +444,7 @@ TEST(CommitTargetTest, TargetErrorsTerminateWithRemoteProtectionCodes) {
   }
 }
 
-// RCOMMIT-2.4-01 (NOTES D.7): each request needs its own right and only that
+// RCOMMIT-2.4-01 (decisions D-D7): each request needs its own right and only that
 // one: Flushable for Flush, Verifiable for Verify, Remote Write for Atomic Write.
 TEST(CommitTargetTest, EachRequestNeedsOnlyItsOwnRight) {
   for (Op op : {Op::kFlush, Op::kVerify, Op::kAtomicWrite}) {
@@ -468,7 +468,7 @@ TEST(CommitTargetTest, ZeroLengthFlushAndVerifyAreValidated) {
   }
 }
 
-// --- Invalidate STag (NOTES D.4) --------------------------------------------------------
+// --- Invalidate STag (decisions D-D4) --------------------------------------------------------
 
 // RCOMMIT-3.1-06: by default a non-zero Invalidate STag is ignored.
 TEST_F(CommitTest, InvalidateStagIgnoredByDefault) {
@@ -527,7 +527,7 @@ TEST(CommitInvalidateTest, OptionRefusesABadInvalidateStagBeforeActing) {
 
 // --- profiles, IRD, after a Terminate -----------------------------------------------------
 
-// RCOMMIT-3.1.4-04 R7306-1.1-05 (NOTES D.1): without the commit profile the
+// RCOMMIT-3.1.4-04 R7306-1.1-05 (decisions D-D1): without the commit profile the
 // handlers never run: 0xC/0xE are Unexpected OpCode, and 0x50 reads as an
 // RDMA Write with Rsv=01b on an untagged queue (wrong T flag, 0/2/0x06 too).
 TEST(CommitProfileTest, OtherProfilesNeverReachTheHandlers) {
@@ -547,7 +547,7 @@ TEST(CommitProfileTest, OtherProfilesNeverReachTheHandlers) {
   }
 }
 
-// RCOMMIT-2.1-04 (NOTES C.7 / E, shared accounting): Reads and the COMMIT
+// RCOMMIT-2.1-04 (decisions D-C7 / D-E, shared accounting): Reads and the COMMIT
 // requests share IRD; one more outstanding than IRD is 1/2/0x02.
 TEST(CommitIrdTest, CommitRequestsShareIrdWithReads) {
   EndpointConfig c = CommitConfig();
@@ -593,7 +593,7 @@ struct CommitRequesterTest : ::testing::Test {
 };
 
 // RCOMMIT-3.1-07 RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.2.1-01 RCOMMIT-3.1.3.1-01 RCOMMIT-3.1.1.3-02
-// RCOMMIT-3.1.2.3-02 (NOTES C.8,
+// RCOMMIT-3.1.2.3-02 (decisions D-C8,
 // E): Atomic, Flush, Verify and Atomic Write Requests share QN1 MSNs 1-4; the
 // four QN3 responses complete them in order with the right events.
 TEST_F(CommitRequesterTest, ResponsesCompleteTheRequestsInOrder) {
@@ -680,7 +680,7 @@ TEST_F(CommitRequesterTest, FaultSkipHeaderLengthCheckIgnoresResponsePayload) {
   EXPECT_EQ(r.events()[0].kind, UlpEventKind::kFlushCompleted);
 }
 
-// RCOMMIT-3.1-07 (NOTES C.8): a response of another type than the oldest
+// RCOMMIT-3.1-07 (decisions D-C8): a response of another type than the oldest
 // outstanding request's is 0/2/0x06; a response with nothing outstanding is
 // 1/2/0x02.
 TEST_F(CommitRequesterTest, WrongOrUnexpectedResponseTerminates) {

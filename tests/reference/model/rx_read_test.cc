@@ -112,7 +112,7 @@ TEST_F(ReadTest, SourceErrorsEchoTheReadRequestHeader) {
       {0x9999, 0, 8, 0x00},                             // 09a never registered
       {0x68, 0, 8, 0x00},                               // 09a invalidated
       {0x66, 0, 8, 0x03},                               // 09b other stream
-      {0x67, 0, 8, 0x02},                               // access (NOTES A.3)
+      {0x67, 0, 8, 0x02},                               // access (decisions D-A3)
       {kSrc, kSrcBase - 1, 8, 0x01},                    // 09c below base
       {kSrc, kSrcBase + kSrcLen + 1, 1, 0x01},          // 09c past the end
       {kSrc, kSrcBase + kSrcLen - 8, 9, 0x01},          // 09d end + 1
@@ -190,7 +190,7 @@ TEST_F(DeferredReadTest, ResponsesInRequestOrder) {
   }
 }
 
-// R5040-6.1-10 (NOTES A.7): IRD + 1 outstanding -> 1/2/0x02, or 0/2/0x07 by option.
+// R5040-6.1-10 (decisions D-A7): IRD + 1 outstanding -> 1/2/0x02, or 0/2/0x07 by option.
 TEST_F(DeferredReadTest, IrdExceeded) {
   for (uint32_t i = 1; i <= 4; ++i) p.Feed(Request(i, 0x77, 0, 8, kSrc, kSrcBase));
   const Bytes seg = Request(5, 0x77, 0, 8, kSrc, kSrcBase);

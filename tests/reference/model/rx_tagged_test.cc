@@ -42,7 +42,7 @@ TEST_F(WriteTest, OddTaggedOffsetAndLastOctet) {
   EXPECT_EQ(p.ep.state(), StreamState::kStreaming);
 }
 
-// R5041-5.3-03 / NOTES F.5: segments of one Write may arrive in any TO order.
+// R5041-5.3-03 / decisions D-F5: segments of one Write may arrive in any TO order.
 TEST_F(WriteTest, OutOfOrderSegmentsOfOneWrite) {
   const Bytes data = Pattern(96);
   auto second = wire::MakeRdmaWrite(kStag, kBase + 48, wire::ByteSpan(data).subspan(48));
@@ -93,7 +93,7 @@ TEST_F(WriteTest, ForeignStagTerminatesNotAssociated) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 1, 0x02), seg, false);
 }
 
-// NOTES A.3 (decisions.md): Write to a read-only region -> 1/1/0x00, or 0/1/0x02 by option.
+// decisions D-A3 (decisions.md): Write to a read-only region -> 1/1/0x00, or 0/1/0x02 by option.
 TEST_F(WriteTest, ReadOnlyRegionTerminates) {
   p.ep.resources().AddRegion(0x55, 0, 64, kRemoteRead, kStream);
   const Bytes seg = Encode(wire::MakeRdmaWrite(0x55, 0, Pattern(8)));
@@ -121,7 +121,7 @@ TEST_F(WriteTest, BoundsViolations) {
   EXPECT_EQ(p.ep.state(), StreamState::kStreaming);
 }
 
-// R5041-7.1-G5 R5041-7.2-T05: TO + length wraps 2^64 -> 1/1/0x03 (NOTES A.7: wrap first,
+// R5041-7.1-G5 R5041-7.2-T05: TO + length wraps 2^64 -> 1/1/0x03 (decisions D-A7: wrap first,
 // or bounds by option).
 TEST(WriteWrap, ToWrapAndOption) {
   const Bytes seg = Encode(wire::MakeRdmaWrite(kStag, ~uint64_t{0} - 7, Pattern(16)));

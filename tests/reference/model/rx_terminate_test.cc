@@ -83,7 +83,7 @@ TEST(TerminateReceived, WrongMsnIsAnError) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 2, 0x03), seg, false);
 }
 
-// R5040-5.4-08 NOTES A.9 (decisions.md): an unparseable Terminate is surfaced, not answered
+// R5040-5.4-08 decisions D-A9 (decisions.md): an unparseable Terminate is surfaced, not answered
 // (by option answered with 0/2/0xFF).
 TEST(TerminateReceived, MalformedTerminate) {
   Bytes seg = HandTerminate();
@@ -101,7 +101,7 @@ TEST(TerminateReceived, MalformedTerminate) {
   ExpectEcho(ExpectSingleTerminate(q.Feed(seg), 0, 2, 0xFF), seg, false);
 }
 
-// NOTES E / F.8: a Terminate from the peer after ours is silently dropped.
+// decisions D-E / D-F8: a Terminate from the peer after ours is silently dropped.
 TEST(TerminateReceived, DroppedAfterOurTerminate) {
   Peer p = Ready();
   p.Feed(wire::MakeRdmaWrite(0x999, 0, Pattern(4)));
@@ -112,7 +112,7 @@ TEST(TerminateReceived, DroppedAfterOurTerminate) {
   EXPECT_EQ(p.ep.state(), StreamState::kTerminateSent);
 }
 
-// NOTES §5.2: the fixed zero-filled form is accepted too.
+// decisions D-S2: the fixed zero-filled form is accepted too.
 TEST(TerminateReceived, FixedFormAccepted) {
   Peer p = Ready();
   wire::DdpSegmentHeader echoed = wire::MakeSend(Opcode::kSend, 1, {}).ddp;

@@ -56,7 +56,7 @@ TEST_F(SendTest, ZeroLengthSendConsumesABuffer) {
 }
 
 // R5040-5.5-R16 R5041-4.1-08: a multi-segment Send is delivered only with its L=1
-// segment; R5041-5.3-03 / NOTES F.5: segments in any MO order.
+// segment; R5041-5.3-03 / decisions D-F5: segments in any MO order.
 TEST_F(SendTest, MultiSegmentOutOfOrderDeliveredOnCompletion) {
   p.ep.PostReceive(300);
   const Bytes data = Pattern(250);
@@ -129,7 +129,7 @@ TEST_F(SendTest, InvalidMo) {
   ExpectEcho(ExpectSingleTerminate(p.Feed(seg), 1, 2, 0x04), seg, false);
 }
 
-// NOTES F.4: segments disagreeing with the L=1 segment -> 1/2/0x04 (decisions.md).
+// decisions D-F4: segments disagreeing with the L=1 segment -> 1/2/0x04 (decisions.md).
 TEST_F(SendTest, SegmentBeyondLastIsBrokenStructure) {
   p.ep.PostReceive(128);
   p.Feed(SendSeg(1, Pattern(10), 10, true));  // L=1 ends at 20, MO 0 still missing
@@ -138,7 +138,7 @@ TEST_F(SendTest, SegmentBeyondLastIsBrokenStructure) {
   EXPECT_EQ(p.ep.first_violation()->kind, ViolationKind::kBrokenMessageStructure);
 }
 
-// R5041-4.3-05 R5041-4.3-04 R5041-4.3-06 NOTES F.6: RsvdULP differing between segments; the MO=0 segment's wins.
+// R5041-4.3-05 R5041-4.3-04 R5041-4.3-06 decisions D-F6: RsvdULP differing between segments; the MO=0 segment's wins.
 TEST_F(SendTest, RsvdUlpOfMoZeroSegmentIsUsed) {
   p.ep.PostReceive(64);
   p.ep.resources().AddRegion(0x10, 0, 8, kAllAccess, kStream);
@@ -174,7 +174,7 @@ TEST_F(SendTest, SendWithInvalidateInvalidates) {
   ExpectSingleTerminate(p.Feed(wire::MakeRdmaWrite(0x10, 0, Pattern(4))), 1, 1, 0x00);
 }
 
-// R5040-5.3-16 R5040-7.2-04 R5040-7.2-05 (NOTES A.1/A.2): 0/1/0x09, M=1 D=1 R=0; the
+// R5040-5.3-16 R5040-7.2-04 R5040-7.2-05 (decisions D-A1/D-A2): 0/1/0x09, M=1 D=1 R=0; the
 // Send is not delivered and the STag of the other stream stays valid.
 TEST(SendInvalidate, FailuresTerminateStagCannotBeInvalidated) {
   struct Case { uint32_t stag; ViolationKind kind; };
@@ -194,7 +194,7 @@ TEST(SendInvalidate, FailuresTerminateStagCannotBeInvalidated) {
   }
 }
 
-// NOTES A.1/A.2 options: EType 0x2, and R=1 with a zero-filled RDMA header.
+// decisions D-A1/D-A2 options: EType 0x2, and R=1 with a zero-filled RDMA header.
 TEST(SendInvalidate, Options) {
   EndpointConfig c = Config();
   c.decisions.invalidate_error_as_remote_operation = true;
@@ -231,7 +231,7 @@ TEST_F(ImmediateTest, DeliveredInOrderWithSends) {
   EXPECT_EQ(p.Feed(SendSeg(3, Pattern(2))).events()[0].msn, 3u);
 }
 
-// R7306-6.3-07 (NOTES C.6): not exactly 8 octets -> 0/2/0xFF (decisions.md).
+// R7306-6.3-07 (decisions D-C6): not exactly 8 octets -> 0/2/0xFF (decisions.md).
 TEST(ImmediateLength, WrongLengthsTerminate) {
   for (std::size_t n : {0u, 7u, 9u, 16u}) {
     Peer p{Config(wire::Profile::kRfc7306)};

@@ -26,7 +26,7 @@ TEST(TerminateMap, OneRowPerKindInOrderWithUniqueNames) {
   }
 }
 
-// R5040-4.8-03 R5041-7.2-01 (NOTES §5.1): the chosen code and every alternative are
+// R5040-4.8-03 R5041-7.2-01 (decisions D-S1): the chosen code and every alternative are
 // registered (RFC 6580); the chosen code is in its own accept-set.
 TEST(TerminateMap, ChosenCodesAreRegisteredAndAccepted) {
   for (const TerminateRule& r : TerminateRules()) {
@@ -68,7 +68,7 @@ TEST(TerminateMap, RfcExplicitCodes) {
   EXPECT_FALSE(RuleFor(ViolationKind::kMessageAfterTerminate).emits_terminate);
 }
 
-// NOTES §5.1 accept-sets quoted in the brief.
+// decisions D-S1 accept-sets quoted in the brief.
 TEST(TerminateMap, AcceptSetsFromNotes) {
   auto set = [](ViolationKind k) {
     std::set<std::tuple<int, int, int>> out;

@@ -177,7 +177,7 @@ TEST(Reassembly, InOrderSegmentsComplete) {
   EXPECT_FALSE(a.started());
 }
 
-// R5041-5.3-03, NOTES F.5: MO 1000 before MO 0 must be accepted, and even the
+// R5041-5.3-03, decisions D-F5: MO 1000 before MO 0 must be accepted, and even the
 // L=1 segment may arrive before the others.
 TEST(Reassembly, OutOfOrderMoIsAccepted) {
   const Bytes msg = Pattern(3000);

@@ -212,7 +212,7 @@ TEST(DescribeRdmap, ControlFieldWidthFollowsTheProfile_D1) {
   EXPECT_EQ(BitPattern(Get(legacy, "Opcode")), ".... 0000");
   EXPECT_EQ(Get(legacy, "Rsv").number, 1u);
   EXPECT_EQ(legacy.value, "RDMA Write");
-  // Untagged RDMA Write: the T flag disagrees with the opcode (NOTES D.1).
+  // Untagged RDMA Write: the T flag disagrees with the opcode (decisions D-D1).
   EXPECT_NE(Get(legacy, "Note").value.find("Tagged Buffer Model"), std::string::npos);
 }
 

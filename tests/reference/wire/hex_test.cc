@@ -94,6 +94,22 @@ TEST(HexDump, OffsetsHexAndAsciiColumns) {
   EXPECT_EQ(lines[1], "0030  51 52                                             QR");
 }
 
+TEST(HexOctets, SpacesBetweenGroupsOrNone) {
+  const Bytes data = {0x4D, 0x50, 0x41, 0x20, 0x49};
+  EXPECT_EQ(HexOctets(data), "4d 50 41 20 49");
+  EXPECT_EQ(HexOctets(data, 4), "4d504120 49");
+  EXPECT_EQ(HexOctets(data, 0), "4d50412049");
+  EXPECT_EQ(HexOctets({}), "");
+}
+
+TEST(HexValue, LowercaseWithOptionalZeroPadding) {
+  EXPECT_EQ(HexValue(0), "0x0");
+  EXPECT_EQ(HexValue(0x1F), "0x1f");
+  EXPECT_EQ(HexValue(0x1F, 4), "0x001f");
+  EXPECT_EQ(HexValue(0x12345, 2), "0x12345");
+  EXPECT_EQ(HexValue(UINT64_MAX, 16), "0xffffffffffffffff");
+}
+
 TEST(FormatHexLines, RoundTripsThroughParseHex) {
   Bytes data;
   for (int i = 0; i < 40; ++i) data.push_back(static_cast<uint8_t>(i * 7));

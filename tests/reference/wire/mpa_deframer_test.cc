@@ -231,7 +231,7 @@ TEST(MpaDeframer, SequenceWrap_R5044_4_3_06) {
   for (std::size_t i = 0; i < o.fpdus.size(); ++i) EXPECT_EQ(o.fpdus[i].ulpdu, s.ulpdus[k + i]);
 }
 
-// REQ R5044-7.1.1-06..08 (NOTES.md G.3): Markers in one direction only - two
+// REQ R5044-7.1.1-06..08 (decisions D-G3): Markers in one direction only - two
 // independently configured deframers, as NegotiateMpa decides.
 TEST(MpaDeframer, MarkersInOneDirectionOnly_R5044_7_1_1_08) {
   MpaStartupFrame req, rep;

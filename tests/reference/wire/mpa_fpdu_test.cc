@@ -101,7 +101,7 @@ TEST(Fpdu, CrcMismatchReportsFieldOffsetAndBothValues_R5044_4_4_15) {
   EXPECT_EQ(v.error().offset, 44u);
   EXPECT_EQ(v.error().value >> 32, good);
   EXPECT_EQ(v.error().value & 0xFFFFFFFF, Crc32c(ByteSpan(fpdu).first(44)));
-  // A big-endian store of the right value is also a mismatch (NOTES.md G.2).
+  // A big-endian store of the right value is also a mismatch (decisions D-G2).
   Bytes be = EncodeFpdu(FigureUlpdu(1));
   StoreBe32(be.data() + 44, good);
   EXPECT_FALSE(DecodeFpdu(be, true).ok());

@@ -80,7 +80,7 @@ TEST(EnhancedWord, BitPositions_R6581_9_01) {
   EXPECT_EQ(e.ord, 0x3FFD);
 }
 
-// NOTES.md H.3: S with Rev < 2 is an RFC 5044 receiver's view - the 4 octets
+// decisions D-H3: S with Rev < 2 is an RFC 5044 receiver's view - the 4 octets
 // stay ULP Private Data; Rev 3 (> 2) still decodes the enhanced word.
 TEST(MpaStartupFrame, EnhancedWordOnlyWithRevAtLeast2AndS_R6581_6_04) {
   Bytes rev1 = kEnhancedReply;
@@ -98,7 +98,7 @@ TEST(MpaStartupFrame, EnhancedWordOnlyWithRevAtLeast2AndS_R6581_6_04) {
   ASSERT_TRUE(f.enhanced_data.has_value());
   EXPECT_EQ(f.enhanced_data->ird, 5);
 
-  // Rev 2 with S = 0 (NOTES.md H.3): no enhanced data, all Private Data to the ULP.
+  // Rev 2 with S = 0 (decisions D-H3): no enhanced data, all Private Data to the ULP.
   Bytes s0 = kEnhancedReply;
   s0[16] = 0x40;
   f = Decoded(s0);
@@ -307,7 +307,7 @@ TEST(MpaNegotiation, CrcIfEitherSideSetsC_R5044_7_1_1_12) {
   EXPECT_TRUE(NegotiateMpa(Frame(false, false, true), Frame(true, false, true)).crc);
 }
 
-// REQ R5044-7.1.1-06, R5044-7.1.1-07, R5044-7.1.1-08 (NOTES.md G.3): per direction.
+// REQ R5044-7.1.1-06, R5044-7.1.1-07, R5044-7.1.1-08 (decisions D-G3): per direction.
 TEST(MpaNegotiation, MarkersPerDirection_R5044_7_1_1_06_07) {
   MpaNegotiation n = NegotiateMpa(Frame(false, true, true), Frame(true, false, true));
   EXPECT_TRUE(n.markers_responder_to_initiator);

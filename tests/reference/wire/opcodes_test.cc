@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace rdmapct::wire {
 namespace {
@@ -51,7 +54,7 @@ constexpr Expected kExpected[] = {
 
 // R5040-4.1-T01..T08, R5040-4.2-T01..T08, R7306-4.1-T01..T04, R7306-4.2-T01..T04,
 // RCOMMIT-3.1-T01..T12 (header lengths: RCOMMIT-3.1-T07/T09/T11; Atomic
-// Response 12 octets per RFC 7306 Figure 6, NOTES C.1).
+// Response 12 octets per RFC 7306 Figure 6, decisions D-C1).
 TEST(OpcodeTable, EveryRowMatchesTheRfcTables) {
   static_assert(std::size(kExpected) == kOpcodeCount);
   for (const Expected& e : kExpected) {
@@ -82,6 +85,41 @@ TEST(OpcodeTable, VariableHeadersAndSolicitedEvents) {
 }
 
 // R5040-4.1-T09 (0x8-0xF reserved in RFC 5040), R7306-4.1-02, RCOMMIT-3.1-04.
+// RFC 5040 §4.4/4.5 (Read), RFC 7306 §5.2 (Atomic), COMMIT §3.1.1-3.1.3
+// (Flush, Verify, Atomic Write): each request and the response it asks for.
+TEST(OpcodeTable, RequestsNameTheirResponses) {
+  const std::pair<Opcode, Opcode> kPairs[] = {
+      {Opcode::kRdmaReadRequest, Opcode::kRdmaReadResponse},
+      {Opcode::kAtomicRequest, Opcode::kAtomicResponse},
+      {Opcode::kFlushRequest, Opcode::kFlushResponse},
+      {Opcode::kVerifyRequest, Opcode::kVerifyResponse},
+      {Opcode::kAtomicWriteRequest, Opcode::kAtomicWriteResponse},
+  };
+  int requests = 0;
+  for (const OpcodeInfo& row : kOpcodeTable) {
+    if (!row.response) continue;
+    ++requests;
+    const auto* pair = std::find_if(std::begin(kPairs), std::end(kPairs),
+                                    [&](const auto& p) { return p.first == row.opcode; });
+    ASSERT_NE(pair, std::end(kPairs)) << row.name;
+    EXPECT_EQ(*row.response, pair->second) << row.name;
+  }
+  EXPECT_EQ(requests, 5);
+}
+
+// Which messages name a region of the peer's memory (STag + TO): the tagged
+// ones and the requests with a Data Source / target STag; not Sends (an
+// Invalidate STag is no access), Terminate, Immediate Data or responses on QN 3.
+TEST(OpcodeTable, RemoteRegionMessages) {
+  std::vector<Opcode> remote;
+  for (const OpcodeInfo& row : kOpcodeTable) {
+    if (row.remote_region) remote.push_back(row.opcode);
+  }
+  EXPECT_EQ(remote, (std::vector<Opcode>{Opcode::kRdmaWrite, Opcode::kRdmaReadRequest, Opcode::kRdmaReadResponse,
+                                         Opcode::kAtomicRequest, Opcode::kFlushRequest, Opcode::kVerifyRequest,
+                                         Opcode::kAtomicWriteRequest}));
+}
+
 TEST(FindOpcode, ProfilesAreCumulative) {
   for (unsigned op = 0; op < 0x40; ++op) {
     SCOPED_TRACE(op);
@@ -112,7 +150,7 @@ TEST(RdmapControl, DecodesRfc5040Layout) {
   EXPECT_EQ(DecodeRdmapControl(0x03, Profile::kRfc5040), (RdmapControl{0, 0, 0x3}));
 }
 
-// RCOMMIT-3.1-01 (NOTES D.1): the same octet means different things per profile.
+// RCOMMIT-3.1-01 (decisions D-D1): the same octet means different things per profile.
 TEST(RdmapControl, AtomicWriteOctetDiffersBetweenProfiles) {
   // 0x50 = 01 01 0000b: rfc7306 -> RV=01b, Rsv=01b, opcode 0x0 (RDMA Write);
   //                     commit  -> RV=01b, Rsv=0,   opcode 0x10 (Atomic Write Request).

@@ -109,7 +109,7 @@ TEST(Terminate, KnownAnswerWithDAndREchoingAReadRequest) {
 const Bytes kTaggedEcho = {0xC1, 0x40, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00,
                            0x00, 0x00, 0x00, 0x00, 0x10, 0x00};  // STag 9, TO 0x1000
 
-// Decision 5.2 / NOTES A.4: both the bit-driven and the fixed form are accepted.
+// Decision 5.2 / decisions D-A4: both the bit-driven and the fixed form are accepted.
 TEST(Terminate, BitDrivenAndFixedFormsAreBothAcceptedAndReported) {
   Bytes bit_driven = {0x11, 0x00, 0xC0, 0x00, 0x00, 0x13};  // 1/1/0x00, M D; length 19
   bit_driven.insert(bit_driven.end(), kTaggedEcho.begin(), kTaggedEcho.end());
@@ -440,7 +440,7 @@ TEST(UnknownOpcode, IsReportedNotRejected) {
   EXPECT_EQ(x->ctrl.opcode, 0x1F);
 }
 
-// RCOMMIT-3.1-01 (NOTES D.1): the Atomic Write Request octet 0x50 under each profile.
+// RCOMMIT-3.1-01 (decisions D-D1): the Atomic Write Request octet 0x50 under each profile.
 TEST(ProfileDifference, AtomicWriteRequestUnderCommitVsRfc7306) {
   const Bytes wire =
       EncodeSegment(MakeAtomicWriteRequest(1, AtomicWriteRequestHeader{0x55, 8, 0x808, 1}));
@@ -461,7 +461,7 @@ TEST(ProfileDifference, AtomicWriteRequestUnderCommitVsRfc7306) {
   EXPECT_EQ(legacy->ulp_payload.size(), 24u);
 }
 
-// NOTES D.1: a legacy (4-bit opcode) receiver reads 0x51 as RV=01b, Rsv=01b,
+// decisions D-D1: a legacy (4-bit opcode) receiver reads 0x51 as RV=01b, Rsv=01b,
 // opcode 0x1: a Read Request on QN3 whose 28-octet header is missing.
 TEST(ProfileDifference, AtomicWriteResponseIsATruncatedReadRequestBeforeCommit) {
   const Bytes wire = EncodeSegment(MakeAtomicWriteResponse(1));

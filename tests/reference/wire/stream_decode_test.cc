@@ -445,8 +445,9 @@ TEST(DecodeDdpSegments, OffsetsCountSegmentsBackToBack) {
 TEST(DescribeStreamError, CrcMismatchSpellsOutBothValues) {
   const DecodeError e{DecodeErrorKind::kCrcMismatch, "CRC", 60, 0x1122334455667788};
   EXPECT_EQ(DescribeStreamError(e),
-            "CRC mismatch in CRC at offset 60 (value 0x1122334455667788): received CRC 0x11223344, "
-            "computed 0x55667788");
+            "CRC mismatch in CRC at offset 60: received CRC 0x11223344, computed 0x55667788");
+  // Issue 18: the packed 64-bit value glued both CRCs into one number.
+  EXPECT_EQ(DescribeStreamError(e).find("1122334455667788"), std::string::npos);
   const DecodeError t{DecodeErrorKind::kTruncated, "FPDU", 8, 3};
   EXPECT_EQ(DescribeStreamError(t), t.Describe());
 }

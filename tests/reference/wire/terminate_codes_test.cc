@@ -7,7 +7,7 @@
 namespace rdmapct::wire {
 namespace {
 
-// One row of ../shared/spec/terminate-codes.tsv, written out by hand.
+// One row of the RFC 6580 registry, written out by hand.
 // kAnyCode marks rows whose code column is "any"/"ALL"; kOther marks the
 // "unassigned" catch-all rows (every other code of that Layer/EType, or the
 // undefined layers).

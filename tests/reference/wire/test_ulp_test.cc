@@ -37,6 +37,8 @@ Advertisement ExampleAdvertisement() {
   return adv;
 }
 
+// One row of octets per field group, as the comments lay them out.
+// clang-format off
 const Bytes kExampleBytes = {
     // header: magic "RPCA", 1.0, flags 0x0017, IRD 8, ORD 8, 8 buffers,
     // 8 regions of 24 octets, buffers of 4096 octets, connection serial 2
@@ -62,6 +64,7 @@ const Bytes kExampleBytes = {
     // outcome: serial 1, Terminate received, code known, L=0 ET=2 EC=0x06, 2 events, 0 errors
     0x00, 0x00, 0x00, 0x01, 0x03, 0x01, 0x02, 0x06, 0x00, 0x02, 0x00, 0x00,
 };
+// clang-format on
 
 // Field boundaries of the example (docs §3.1, §3.2, §3.4), for truncation.
 struct FieldAt {

@@ -1,0 +1,151 @@
+#include "cli/cli_help.h"
+
+#include <algorithm>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "conformance/catalog.h"
+
+namespace rdmapct::cli {
+
+const char* const kMainFooter =
+    "Run `rdmapct help COMMAND` or `rdmapct COMMAND --help` for a command's flags.\n"
+    "\n"
+    "Environment:\n"
+    "  RDMAPCT_DATA_DIR  rdmapct's data directory (case tree conformance/cases,\n"
+    "                    requirement catalog conformance/requirements.tsv). Default:\n"
+    "                    share/rdmapct next to the executable (<prefix>/share/rdmapct\n"
+    "                    when installed, build/share/rdmapct in a build tree).\n"
+    "                    conform --cases-dir overrides the case tree alone.\n"
+    "  RDMAPCT_SPEC_DIR  a directory holding another requirements.tsv to grade by.\n"
+    "  NO_COLOR          no colour in the console report.\n"
+    "\n"
+    "Exit status (each command's --help details its own):\n"
+    "  0  success: every check passed (or warned, or was skipped)\n"
+    "  1  a check failed, a finding was made, or the input is malformed\n"
+    "  2  usage error, unreadable input, unreachable target or an error in the run\n"
+    "  130  interrupted by SIGINT or SIGTERM (conform, load, replay: what was done\n"
+    "     is printed and written, marked partial)\n"
+    "Errors are one line on stderr: \"rdmapct COMMAND: error: WHAT\".";
+
+namespace {
+
+// roff text: escape backslashes and hyphens, protect line-leading dots.
+std::string Roff(const std::string& text) {
+  std::string out;
+  bool line_start = true;
+  for (char c : text) {
+    if (line_start && (c == '.' || c == '\'')) out += "\\&";
+    if (c == '\\') out += "\\e";
+    else if (c == '-') out += "\\-";
+    else out += c;
+    line_start = c == '\n';
+  }
+  return out;
+}
+
+std::string CommandPath(const CLI::App& app) {
+  std::string path;
+  for (const CLI::App* a = &app; a != nullptr && a->get_parent() != nullptr; a = a->get_parent()) {
+    path = a->get_name() + (path.empty() ? "" : " " + path);
+  }
+  return path;
+}
+
+std::string OptionsRoff(const CLI::App& app) {
+  std::string out;
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->get_description().empty() && o->get_name() != "--help") continue;
+    std::string name = o->get_name(false, true);
+    if (!o->get_positional() && !o->get_type_name().empty()) name += " " + o->get_type_name();
+    out += fmt::format(".TP\n.B {}\n{}\n", Roff(name), Roff(o->get_description()));
+  }
+  return out;
+}
+
+void CommandRoff(const CLI::App& app, std::string& out) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    const std::string path = CommandPath(*sub);
+    out += fmt::format(".SS \"rdmapct {}\"\n{}\n", Roff(path), Roff(sub->get_description()));
+    if (!sub->get_footer().empty()) out += ".PP\n.nf\n" + Roff(sub->get_footer()) + "\n.fi\n";
+    out += OptionsRoff(*sub);
+    CommandRoff(*sub, out);
+  }
+}
+
+void CompletionCases(const CLI::App& app, std::string& out) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    std::string words;
+    for (const CLI::App* s : sub->get_subcommands([](const CLI::App*) { return true; })) words += s->get_name() + " ";
+    for (const CLI::Option* o : sub->get_options()) {
+      if (!o->get_positional()) words += o->get_name(false, true) + " ";
+    }
+    std::replace(words.begin(), words.end(), ',', ' ');
+    out += fmt::format("    \"{}\") words=\"{}\" ;;\n", CommandPath(*sub), words);
+    CompletionCases(*sub, out);
+  }
+}
+
+}  // namespace
+
+std::string RenderManPage(const CLI::App& app, const std::string& version) {
+  std::string out = fmt::format(
+      ".TH RDMAPCT 1 \"\" \"rdmapct {}\" \"User Commands\"\n"
+      ".SH NAME\nrdmapct \\- iWARP RDMAP conformance test suite and protocol fuzzer\n"
+      ".SH SYNOPSIS\n.B rdmapct\n[\\fB\\-\\-version\\fR] [\\fB\\-\\-help\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n"
+      ".SH DESCRIPTION\n{}\n.SH OPTIONS\n{}.SH COMMANDS\n",
+      version, Roff(app.get_description()), OptionsRoff(app));
+  CommandRoff(app, out);
+  out += ".SH \"ENVIRONMENT AND EXIT STATUS\"\n.nf\n" + Roff(kMainFooter) + "\n.fi\n";
+  out += ".SH SEE ALSO\nRFC 5040, RFC 5041, RFC 5044, RFC 6581, RFC 7306, draft\\-talpey\\-rdma\\-commit\\-01;\n"
+         "the decisions on their ambiguities: docs/decisions.md in the data directory (<prefix>/share/rdmapct,\n"
+         "or $" + Roff(conformance::kDataDirVariable) + ").\n";
+  return out;
+}
+
+std::string RenderBashCompletion(const CLI::App& app) {
+  std::string top;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) top += s->get_name() + " ";
+  for (const CLI::Option* o : app.get_options()) top += o->get_name(false, true) + " ";
+  std::replace(top.begin(), top.end(), ',', ' ');
+  std::string cases;
+  CompletionCases(app, cases);
+  return fmt::format(
+      "# bash completion for rdmapct (generated by `rdmapct help --bash-completion`)\n"
+      "_rdmapct() {{\n"
+      "  local cur=${{COMP_WORDS[COMP_CWORD]}} path=\"\" words i w\n"
+      "  # The command path: the leading words that name (sub)commands.\n"
+      "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+      "    w=${{COMP_WORDS[i]}}\n"
+      "    case \"${{path:+$path }}$w\" in\n"
+      "{}"
+      "      *) break ;;\n"
+      "    esac\n"
+      "  done\n"
+      "  case \"$path\" in\n"
+      "    \"\") words=\"{}\" ;;\n"
+      "{}"
+      "  esac\n"
+      "  if [[ $cur == -* || ( -z $path && -n $words ) ]]; then\n"
+      "    mapfile -t COMPREPLY < <(compgen -W \"$words\" -- \"$cur\")\n"
+      "  else\n"
+      "    mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
+      "  fi\n"
+      "}}\n"
+      "complete -o filenames -F _rdmapct rdmapct\n",
+      [&] {
+        std::string known;
+        std::function<void(const CLI::App&)> walk = [&](const CLI::App& a) {
+          for (const CLI::App* s : a.get_subcommands([](const CLI::App*) { return true; })) {
+            known += fmt::format("      \"{}\") path=\"{}\" ;;\n", CommandPath(*s), CommandPath(*s));
+            walk(*s);
+          }
+        };
+        walk(app);
+        return known;
+      }(),
+      top, cases);
+}
+
+}  // namespace rdmapct::cli
