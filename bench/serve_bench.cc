@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/serve_thread.h"
 #include "conformance/case_loader.h"
 #include "conformance/runner.h"
 #include "targets/load_generator.h"
@@ -36,31 +37,7 @@
 namespace {
 
 using namespace rdmapct;  // NOLINT
-
-// A TcpServer serving on its own thread for the lifetime of the object.
-class ServeThread {
- public:
-  ServeThread(const targets::ReferenceTargetConfig& config, std::string& error) {
-    targets::TcpServerOptions options;
-    options.listen = "127.0.0.1:0";
-    server_ = targets::TcpServer::Create(std::make_shared<targets::ReferenceTarget>(config), options, {}, error);
-    if (server_) thread_ = std::thread([this] { server_->Run(); });
-  }
-  ~ServeThread() {
-    if (!server_) return;
-    server_->Stop();
-    thread_.join();
-  }
-  ServeThread(const ServeThread&) = delete;
-  ServeThread& operator=(const ServeThread&) = delete;
-
-  bool ok() const { return server_ != nullptr; }
-  std::string address() const { return server_->address(); }
-
- private:
-  std::unique_ptr<targets::TcpServer> server_;
-  std::thread thread_;
-};
+using bench::ServeThread;
 
 const conformance::CaseLoad& Cases() {
   static const conformance::CaseLoad load = conformance::LoadCases();

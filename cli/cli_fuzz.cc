@@ -202,6 +202,8 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   o.restart_command = cmd.restart_command;
   o.settle_ms = cmd.settle_ms;
   o.pause_after_reply_ms = cmd.pause_after_reply_ms;
+  o.fence = !cmd.no_fence;
+  o.jobs = cmd.jobs;
   o.stop_at_first = cmd.stop_at_first;
   o.limits.time = cmd.session_time;
   o.limits.memory_mb = cmd.session_memory_mb;

@@ -40,6 +40,8 @@ struct FuzzRunCommand {
   std::chrono::seconds restart_wait{30};  // a target that stopped answering may come back
   std::string restart_command;       // run (sh -c) when it has not come back within restart_wait; at most 3 times
   int settle_ms = 30;
+  bool no_fence = false;  // --no-fence: --settle quiet ends every write's answer
+  int jobs = 1;           // live targets: sessions on this many connections at once
   int pause_after_reply_ms = 0;  // --pause-after-reply (live targets and their reproducer replays)
   bool quiet = false;
   bool stop_at_first = false;        // end the run at the first finding

@@ -91,8 +91,16 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--restart-wait", st->restart_wait, "wait this long for a target that stopped answering (default 30s)");
   sub->add_option("--restart-command", st->cmd.restart_command,
                   "shell command that restarts the target when it stays silent for --restart-wait (at most 3 times)");
-  sub->add_option("--settle", st->cmd.settle_ms, "ms of quiet that ends a write's answer over TCP (default 30)")
+  sub->add_option("--settle", st->cmd.settle_ms,
+                  "ms of quiet that ends a write's answer over TCP where no fence can (default 30)")
       ->check(CLI::Range(1, 10000));
+  sub->add_option("--jobs", st->cmd.jobs,
+                  "live targets: run sessions on this many connections at once; the session stream and the "
+                  "findings do not depend on it (default 1)")
+      ->check(CLI::Range(1, 64));
+  sub->add_flag("--no-fence", st->cmd.no_fence,
+                "end every write's answer over TCP by --settle quiet, for a target that cannot answer the "
+                "zero-length Read fence (docs/target-convention.md 2.5)");
   sub->add_option("--pause-after-reply", st->cmd.pause_after_reply_ms,
                   "ms of quiet between a live target's MPA Reply and the first FPDU, also in reproducer replays "
                   "(default 0; see docs/reports/siw S7)")

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -150,6 +151,7 @@ class RemoteRun {
   Clock::time_point last_status_ = Clock::now();
   bool target_gone_ = false, stop_ = false;
   std::optional<Clock::time_point> unanswered_since_;
+  std::mutex bookkeeping_;  // --jobs: live sessions end on several threads
 };
 
 bool RemoteRun::Prepare() {
@@ -177,6 +179,7 @@ bool RemoteRun::Prepare() {
   remote_.session_time = o_.limits.time;
   remote_.settle = std::chrono::milliseconds(o_.settle_ms);
   remote_.pause_after_reply = std::chrono::milliseconds(o_.pause_after_reply_ms);
+  remote_.fence = o_.fence;
   result_.stats_file = fs::path(o_.out_dir) / "stats.json";
   result_.summary_file = fs::path(o_.out_dir) / "summary.md";
   return SettleProfile();
@@ -203,15 +206,18 @@ bool RemoteRun::SettleProfile() {
 
 // One session; remote runs keep to the profile the target runs.
 OracleResult RemoteRun::RunOne(const proto::FuzzSession& s0) {
-  ++sessions_seen_;
-  MaybeStatus();
+  {
+    const std::lock_guard<std::mutex> lock(bookkeeping_);
+    ++sessions_seen_;
+    MaybeStatus();
+  }
   proto::FuzzSession s = s0;
   if (profile_) s.mutable_connection()->set_profile(ToProto(*profile_));
   if (in_process_) return std::move(worker_->Run(s, deadline_, o_.stop).oracles);
   s.mutable_connection()->set_target_crc_optional(false);
   s.mutable_connection()->set_target_markers(false);
-  remote_.run_deadline = deadline_;
   RemoteResult r = RunSessionRemote(s, *connector_, remote_);
+  const std::lock_guard<std::mutex> lock(bookkeeping_);
   const bool no_answer = !r.oracles.findings.empty() && r.oracles.findings.front().oracle == "no-answer";
   if (!no_answer) {
     ++answered_;
@@ -265,7 +271,9 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   ++rf.replays;
   ReplayRequest req;
   req.dir = rf.dir;
-  req.script = WriteReproFiles(rf.dir, slug, s, findings, "rdmapct fuzz --target " + o_.target);
+  // A live target ran the session with its fences: so does the script.
+  const proto::FuzzSession& ran = in_process_ || !o_.fence ? s : FencedSession(s);
+  req.script = WriteReproFiles(rf.dir, slug, ran, findings, "rdmapct fuzz --target " + o_.target);
   req.profile = SessionProfile(s);
   req.target = in_process_ ? ReferenceUri(s, o_.faults) : o_.target;
   req.pause_after_reply_ms = in_process_ ? 0 : o_.pause_after_reply_ms;
@@ -293,6 +301,11 @@ bool RemoteRun::SearchRound(uint64_t round) {
   so.deadline = deadline_;
   so.only_profile = profile_;
   so.stop = o_.stop;
+  if (!in_process_) {
+    // Batches fix the session stream; --jobs only says how many run at once.
+    so.batch = 32;
+    so.jobs = o_.jobs;
+  }
   so.budget = o_.runs ? static_cast<int>(std::max<long>(0, *o_.runs - result_.sessions)) : 1 << 30;
   if (so.budget == 0) return false;
   SearchResult r = SearchSessions([this](const proto::FuzzSession& s) { return RunOne(s); }, so);
@@ -371,6 +384,7 @@ void RemoteRun::WriteStats() const {
 RemoteRunResult RemoteRun::Run() {
   if (!Prepare()) return Fail(RemoteRunResult::Status::kBadOptions, result_.error);
   deadline_ = start_ + o_.time;
+  remote_.run_deadline = deadline_;
   for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_ && !(o_.stop && o_.stop->load() > 0); ++round) {
     if (!SearchRound(round)) break;
   }

@@ -51,6 +51,12 @@ struct RemoteRunOptions {
   std::string restart_command;           // sh -c, at most 3 times
   int settle_ms = 30;
   int pause_after_reply_ms = 0;
+  // Live targets: each write's answer ends at a zero-length RDMA Read fence
+  // (session_remote.h FencedSession; false: at settle_ms of quiet), and
+  // sessions run in batches of 32 on `jobs` connections at once (the session
+  // stream and the findings depend on the batch, never on `jobs`).
+  bool fence = true;
+  int jobs = 1;
   bool stop_at_first = false;
   // Per session: the in-process reference runs in a child process cut at
   // these caps (session_worker.h); a live target's session is cut at the time cap.

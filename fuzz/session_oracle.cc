@@ -1,6 +1,7 @@
 #include "fuzz/session_oracle.h"
 
 #include <algorithm>
+#include <bitset>
 #include <cctype>
 #include <cstdio>
 #include <memory>
@@ -207,6 +208,50 @@ class Checker {
   uint32_t remaining_ = 0;
 };
 
+// The targets a thread has run sessions against, one per configuration,
+// Reset before each session: building a ReferenceTarget (layout,
+// validation) for every session was a large part of its cost.
+class TargetCache {
+ public:
+  // Makes room for `n` more targets (before the Gets of one session, so
+  // that no Get destroys a target an earlier one returned).
+  void Reserve(std::size_t n) {
+    if (entries_.size() + n > kMaxEntries) entries_.clear();
+  }
+
+  // `twin`: the fault-free twin, a target of its own even when the target
+  // under test has no faults either (they must not share Connection Serials).
+  targets::ReferenceTarget& Get(const proto::FuzzSession& s, const model::FaultSet& faults, bool twin) {
+    Key key{SessionProfile(s), s.connection().target_crc_optional(), s.connection().target_markers(), twin, {}};
+    for (std::size_t i = 0; i < model::kFaultCount; ++i) key.faults[i] = faults.Has(static_cast<model::Fault>(i));
+    for (Entry& e : entries_) {
+      if (e.key == key) {
+        e.target->Reset();
+        return *e.target;
+      }
+    }
+    targets::ReferenceTargetConfig config = SessionTargetConfig(s, faults);
+    config.hand_back_memory = false;  // one connection per Reset: nobody reads it back
+    entries_.push_back({key, std::make_unique<targets::ReferenceTarget>(std::move(config))});
+    return *entries_.back().target;
+  }
+
+ private:
+  // Everything SessionTargetConfig reads.
+  struct Key {
+    wire::Profile profile;
+    bool crc_optional, markers, twin;
+    std::bitset<model::kFaultCount> faults;
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
+    std::unique_ptr<targets::ReferenceTarget> target;
+  };
+  static constexpr std::size_t kMaxEntries = 32;
+  std::vector<Entry> entries_;
+};
+
 // The class of a frame kind or ReactionSummary line: "Terminate 0/2/06" ->
 // "Terminate", every Read, Atomic, Flush, Verify or Atomic Write Response
 // -> "response" (one bug that serves what it should refuse is one finding,
@@ -284,7 +329,7 @@ std::string FirstRequirement(const targets::ReferenceTargetSession& t) {
 class Pair {
  public:
   Pair(const proto::FuzzSession& s, const model::FaultSet& faults)
-      : dut_(SessionTargetConfig(s, faults)), ref_(SessionTargetConfig(s, {})),
+      : dut_((Cache().Reserve(2), Cache().Get(s, faults, false))), ref_(Cache().Get(s, {}, true)),
         a_(dut_.Accept()), b_(ref_.Accept()) {}
 
   Bytes Step(ByteSpan in, bool fin, std::size_t step, std::vector<Finding>& findings) {
@@ -327,6 +372,7 @@ class Pair {
   void CompareMemory(std::size_t step, std::vector<Finding>& findings) {
     const auto& adv = b_->advertisement();
     if (!adv) return;
+    if (SameObjects()) return;
     for (const wire::AdvertisedRegion& r : adv->regions) {
       const auto ma = a_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
       const auto mb = b_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
@@ -336,6 +382,26 @@ class Pair {
                       "memory");
       return;
     }
+  }
+
+  // Every memory object equal: then so is every region over them (one pass
+  // over the objects instead of over the overlapping regions). Only when
+  // they differ are the regions compared, to name the one that shows it.
+  bool SameObjects() const {
+    const model::RdmapEndpoint* ea = a_->endpoint();
+    const model::RdmapEndpoint* eb = b_->endpoint();
+    if (!ea || !eb || dut_.layout().memory_objects.size() != ref_.layout().memory_objects.size()) return false;
+    for (uint32_t i = 0; i < ref_.layout().memory_objects.size(); ++i) {
+      const auto x = ea->resources().ObjectBytes(i);
+      const auto y = eb->resources().ObjectBytes(i);
+      if (x.size() != y.size() || !std::equal(x.begin(), x.end(), y.begin())) return false;
+    }
+    return true;
+  }
+
+  static TargetCache& Cache() {
+    thread_local TargetCache cache;
+    return cache;
   }
 
   // The rule the fault-free reference applied, else the one the target did.
@@ -348,7 +414,8 @@ class Pair {
     wire::Profile profile;
     bool crc, markers;
   };
-  targets::ReferenceTarget dut_, ref_;
+  targets::ReferenceTarget& dut_;
+  targets::ReferenceTarget& ref_;
   std::unique_ptr<targets::ReferenceTargetSession> a_, b_;
   std::optional<Framing> framing_;
   Bytes stream_a_, stream_b_;  // each side's octets since the Reply

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
 #include "reference/wire/mpa.h"
+#include "reference/wire/mpa_deframer.h"
+#include "reference/wire/opcodes.h"
+#include "reference/wire/rdmap.h"
 #include "reference/wire/test_ulp.h"
 
 namespace rdmapct::fuzz {
@@ -70,6 +74,50 @@ std::string Joined(const std::vector<std::string>& v) {
   return s.empty() ? "nothing" : s;
 }
 
+proto::SessionAction FenceAction(uint32_t k) {
+  proto::SessionAction a;
+  proto::SessionMessage& m = *a.mutable_message();
+  m.set_type(proto::READ_REQUEST);
+  proto::SessionOverrides& o = *m.mutable_overrides();
+  o.set_read_message_size(0);
+  o.set_sink_stag(kFenceSinkStag);
+  o.set_sink_tagged_offset(k);
+  return a;
+}
+
+// Deframes one direction's octets from the target (the live one, or the
+// twin's) and notes fence answers and Terminates.
+class FenceWatch {
+ public:
+  FenceWatch(wire::Profile profile, bool crc, bool markers)
+      : profile_(profile), deframer_(wire::MpaDeframerConfig{.crc_enabled = crc, .markers_enabled = markers}) {}
+
+  void Feed(ByteSpan octets) {
+    if (broken_ || octets.empty()) return;
+    auto st = deframer_.Feed(octets, [&](const wire::MpaFpdu& f) {
+      auto d = wire::DecodeRdmapSegment(f.ulpdu, profile_);
+      if (!d.ok() || !d.value().opcode_known) return;
+      const wire::RdmapMessageView& v = d.value();
+      if (v.opcode() == wire::Opcode::kTerminate) terminated_ = true;
+      const wire::DdpSegmentHeader& h = v.ddp.header;
+      if (v.opcode() == wire::Opcode::kRdmaReadResponse && h.tagged && h.last && h.stag == kFenceSinkStag) {
+        answered_.insert(h.tagged_offset);
+      }
+    });
+    if (!st.ok()) broken_ = true;
+  }
+  bool Answered(uint64_t fence) const { return answered_.count(fence) != 0; }
+  // Nothing more will answer a fence: a Terminate, or octets that no longer deframe.
+  bool Over() const { return terminated_ || broken_; }
+
+ private:
+  wire::Profile profile_;
+  wire::MpaDeframer deframer_;
+  std::set<uint64_t> answered_;
+  bool terminated_ = false;
+  bool broken_ = false;
+};
+
 // Whether the target replies to the session's profile with default
 // connection options (Rev 1, CRCs, no Markers).
 bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& connector, const RemoteOptions& options) {
@@ -87,99 +135,119 @@ bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& 
   return wire::DecodeMpaStartupFrame(got, {wire::MpaFrameKind::kReply}).ok();
 }
 
+// The fence index a write ends with, if it ends with one.
+std::optional<uint64_t> FenceOf(const proto::FuzzSession& s, const SessionWrite& w) {
+  if (w.action >= static_cast<std::size_t>(s.action_size())) return std::nullopt;
+  const proto::SessionAction& a = s.action(static_cast<int>(w.action));
+  if (!a.has_message() || !a.message().has_overrides() || a.message().overrides().sink_stag() != kFenceSinkStag) {
+    return std::nullopt;
+  }
+  return a.message().overrides().sink_tagged_offset();
+}
+
+// What ends the wait after write k: the fence's answer (when the twin got
+// one), the close (when the twin closed), nothing (the twin said nothing),
+// or a quiet `settle`.
+struct StepPlan {
+  std::optional<uint64_t> fence;
+  bool close = false;
+  bool quiet = false;  // no wait at all
+};
+
+StepPlan PlanStep(const proto::FuzzSession& fenced, const SessionWrite& w, const TwinRun& twin, std::size_t k,
+                  FenceWatch& twin_watch) {
+  StepPlan plan;
+  if (k >= twin.writes.size()) return plan;  // the twin had closed: settle
+  const TwinWrite& tw = twin.writes[k];
+  twin_watch.Feed(tw.out);
+  const std::optional<uint64_t> fence = FenceOf(fenced, w);
+  if (fence && twin_watch.Answered(*fence)) plan.fence = fence;
+  else if (tw.closed) plan.close = true;
+  else if (tw.out.empty()) plan.quiet = true;
+  return plan;
+}
+
 }  // namespace
 
-RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,
-                              const RemoteOptions& options) {
-  RemoteResult result;
+proto::FuzzSession FencedSession(const proto::FuzzSession& s) {
+  proto::FuzzSession out = s;
+  out.clear_action();
+  uint32_t k = 0;
+  for (int i = 0; i < s.action_size(); ++i) {
+    *out.add_action() = s.action(i);
+    if (s.action(i).delivery().hold() && i + 1 < s.action_size()) continue;
+    out.mutable_action(out.action_size() - 1)->mutable_delivery()->set_hold(true);
+    *out.add_action() = FenceAction(k++);
+  }
+  return out;
+}
+
+// The run's deadline (the session is cut) or the session's time cap (a
+// resource finding) passed.
+bool OverCaps(const RemoteOptions& options, Clock::time_point session_end, std::size_t step, RemoteResult& result) {
+  if (options.run_deadline && Clock::now() >= *options.run_deadline) {
+    result.cut = true;
+    return true;
+  }
+  if (options.session_time.count() == 0 || Clock::now() < session_end) return false;
+  result.oracles.findings.push_back(
+      {"resource", step, "session ran over " + std::to_string(options.session_time.count()) + " ms"});
+  return true;
+}
+
+// No MPA Reply to the session's Request: down, or a divergence.
+RemoteResult& NoReply(Link& link, targets::Transport& transport, const proto::FuzzSession& s,
+                      targets::TargetConnector& connector, const RemoteOptions& options, const TwinRun& twin,
+                      bool silent, RemoteResult& result) {
   std::vector<Finding>& findings = result.oracles.findings;
-  std::string error;
-  std::unique_ptr<targets::Transport> t = connector.Connect(options.connect_timeout, error);
-  if (!t) {
-    result.connect_failed = true;
-    findings.push_back({"no-answer", 0, "connection refused or unreachable: " + error});
-    return result;
-  }
-  Link link(*t, options);
-  const wire::MpaStartupFrame request = BuildRequest(s);
-  link.Write(wire::EncodeMpaStartupFrame(request));
-  const Bytes reply_octets = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
-    return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
-  });
-  auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
-  const TwinRun twin = options.differential ? RunTwin(s) : TwinRun{};
-  if (!reply.ok()) {
-    if (!link.ended()) {
-      // Silence: the target may be down or restarting.
-      result.connect_failed = reply_octets.empty();
-      findings.push_back({"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
-    } else if (twin.connected) {
-      // A close is an answer (a Responder may refuse a Request it does not
-      // accept, RFC 5044 §7.1.2) and, as the reference accepted the Request,
-      // a divergence - unless the target closes whatever it is sent (a port
-      // forwarder in front of a dead VM accepts and resets): then it is down.
-      t->Abort();
-      if (AnswersPlainRequest(s, connector, options)) {
-        findings.push_back({"differential", 0, "target closed without an MPA Reply; fault-free reference: accepted"});
-      } else {
-        findings.push_back({"no-answer", 0, "closed without an MPA Reply, also for a plain Request"});
-      }
+  if (!link.ended()) {
+    // Silence: the target may be down or restarting.
+    result.connect_failed = silent;
+    findings.push_back({"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
+  } else if (twin.connected) {
+    // A close is an answer (a Responder may refuse a Request it does not
+    // accept, RFC 5044 §7.1.2) and, as the reference accepted the Request,
+    // a divergence - unless the target closes whatever it is sent (a port
+    // forwarder in front of a dead VM accepts and resets): then it is down.
+    transport.Abort();
+    if (AnswersPlainRequest(s, connector, options)) {
+      findings.push_back({"differential", 0, "target closed without an MPA Reply; fault-free reference: accepted"});
+    } else {
+      findings.push_back({"no-answer", 0, "closed without an MPA Reply, also for a plain Request"});
     }
-    return result;
   }
-  auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
-  if (reply.value().reject || !adv.ok()) {
-    // Not a convention target for this Request: nothing to fuzz (the
-    // conformance suite reports setup errors).
-    t->Abort();
-    return result;
-  }
-  const SessionContext ctx = MakeSessionContext(s, request, reply.value(), adv.value());
-  InvariantChecker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
-  Bytes target_octets(reply_octets.begin() + static_cast<std::ptrdiff_t>(
-                                                 std::min(reply_octets.size(), reply.value().EncodedSize())),
-                      reply_octets.end());
-  checker.Received(target_octets, 0, findings);
+  return result;
+}
 
-  if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);
-  std::size_t step = 1;
-  const auto session_end = Clock::now() + options.session_time;
-  for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
-    if (options.run_deadline && Clock::now() >= *options.run_deadline) {
-      t->Abort();
-      result.cut = true;
-      return result;
-    }
-    if (options.session_time.count() > 0 && Clock::now() >= session_end) {
-      t->Abort();
-      findings.push_back({"resource", step, "session ran over " + std::to_string(options.session_time.count()) + " ms"});
-      return result;
-    }
-    checker.Sent(w.octets);
-    if (!link.Write(w.octets)) break;
-    const Bytes out = link.Drain(options.settle, options.answer_timeout);
-    checker.Received(out, step++, findings);
-    target_octets.insert(target_octets.end(), out.begin(), out.end());
+// One write's answer: to its fence (or the close), else to settle ms of quiet.
+Bytes ReadAnswer(Link& link, const StepPlan& plan, FenceWatch& watch, const RemoteOptions& options, RemoteResult& result) {
+  Bytes out;
+  if (plan.fence || plan.close) {
+    ++result.fenced_steps;
+    std::size_t fed = 0;
+    out = link.ReadUntil(options.answer_timeout, [&](const Bytes& got) {
+      watch.Feed(ByteSpan(got).subspan(fed));
+      fed = got.size();
+      return got.size() > options.max_octets || (plan.fence && (watch.Answered(*plan.fence) || watch.Over()));
+    });
+  } else if (!plan.quiet) {
+    ++result.settled_steps;
+    out = link.Drain(options.settle, options.answer_timeout);
+    watch.Feed(out);
   }
-  // The rest of the answers, then the suite's FIN and the target's close.
-  Bytes out = link.Drain(options.settle * 4, options.answer_timeout);
-  const std::optional<targets::IoStatus> ended_before_fin = link.ended();
-  if (!ended_before_fin) {
-    t->ShutdownWrite();
-    const Bytes tail = link.ReadUntil(options.answer_timeout, [](const Bytes&) { return false; });
-    out.insert(out.end(), tail.begin(), tail.end());
-  }
-  checker.Received(out, step, findings);
-  target_octets.insert(target_octets.end(), out.begin(), out.end());
-  result.oracles.steps = step + 1;
-  t->Abort();
+  return out;
+}
 
-  result.target_reaction = ReactionSummary(target_octets, ctx.profile, ctx.crc, request.marker_required);
-  if (!options.differential || !twin.connected) return result;
+// The session's verdict against the fault-free twin: crash, hang or differential.
+void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers, std::optional<targets::IoStatus> ended_before_fin,
+           std::size_t step, const RemoteOptions& options, const SessionContext& ctx, RemoteResult& result) {
+  std::vector<Finding>& findings = result.oracles.findings;
+  result.target_reaction = ReactionSummary(target_octets, ctx.profile, ctx.crc, markers);
+  if (!options.differential || !twin.connected) return;
   Bytes ref_octets;
   for (const TwinWrite& w : twin.writes) ref_octets.insert(ref_octets.end(), w.out.begin(), w.out.end());
   ref_octets.insert(ref_octets.end(), twin.after_fin.begin(), twin.after_fin.end());
-  result.reference_reaction = ReactionSummary(ref_octets, twin.ctx.profile, twin.ctx.crc, request.marker_required);
+  result.reference_reaction = ReactionSummary(ref_octets, twin.ctx.profile, twin.ctx.crc, markers);
   const bool terminated = std::any_of(result.target_reaction.begin(), result.target_reaction.end(),
                                       [](const std::string& l) { return l.rfind("Terminate", 0) == 0; });
   const bool ended_early = ended_before_fin && !twin.closed() && !terminated;
@@ -195,6 +263,83 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnec
     findings.push_back({"differential", step, "target: " + Joined(result.target_reaction) +
                                                   "; fault-free reference: " + Joined(result.reference_reaction)});
   }
+}
+
+RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::TargetConnector& connector,
+                              const RemoteOptions& options) {
+  RemoteResult result;
+  std::vector<Finding>& findings = result.oracles.findings;
+  std::string error;
+  std::unique_ptr<targets::Transport> t = connector.Connect(options.connect_timeout, error);
+  if (!t) {
+    result.connect_failed = true;
+    findings.push_back({"no-answer", 0, "connection refused or unreachable: " + error});
+    return result;
+  }
+  Link link(*t, options);
+  const proto::FuzzSession s = options.fence ? FencedSession(session) : session;
+  const wire::MpaStartupFrame request = BuildRequest(s);
+  link.Write(wire::EncodeMpaStartupFrame(request));
+  const Bytes reply_octets = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
+    return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
+  });
+  auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
+  // The fence needs the twin even without the differential oracle.
+  const TwinRun twin = options.differential || options.fence ? RunTwin(s) : TwinRun{};
+  if (!reply.ok()) return NoReply(link, *t, s, connector, options, twin, reply_octets.empty(), result);
+  auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
+  if (reply.value().reject || !adv.ok()) {
+    // Not a convention target for this Request: nothing to fuzz (the
+    // conformance suite reports setup errors).
+    t->Abort();
+    return result;
+  }
+  const SessionContext ctx = MakeSessionContext(s, request, reply.value(), adv.value());
+  InvariantChecker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
+  Bytes target_octets(reply_octets.begin() + static_cast<std::ptrdiff_t>(
+                                                 std::min(reply_octets.size(), reply.value().EncodedSize())),
+                      reply_octets.end());
+  checker.Received(target_octets, 0, findings);
+
+  if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);
+  FenceWatch watch(ctx.profile, ctx.crc, request.marker_required);
+  FenceWatch twin_watch(ctx.profile, ctx.crc, request.marker_required);
+  std::size_t step = 1;
+  const auto session_end = Clock::now() + options.session_time;
+  bool complete = false;  // the last write's answer is known to be complete
+  for (const SessionWrite& w : BuildSessionWrites(s, ctx)) {
+    if (OverCaps(options, session_end, step, result)) {
+      t->Abort();
+      return result;
+    }
+    checker.Sent(w.octets);
+    if (!link.Write(w.octets)) break;
+    const StepPlan plan = options.fence ? PlanStep(s, w, twin, step - 1, twin_watch) : StepPlan{};
+    const Bytes out = ReadAnswer(link, plan, watch, options, result);
+    complete = plan.fence || plan.close || link.ended();
+    checker.Received(out, step++, findings);
+    target_octets.insert(target_octets.end(), out.begin(), out.end());
+  }
+  // The rest of the answers, unless a fence or the close showed that the
+  // last write's answer is complete, then the suite's FIN and the target's
+  // close. Fenced, this quiet wait is left only for a last write whose
+  // fence the twin could not answer (an FPDU left incomplete): once per
+  // session, so that a target that closes on its own (a crash) is seen to.
+  if (!complete) ++result.settled_steps;
+  const auto final_quiet = options.fence ? options.settle : options.settle * 4;
+  Bytes out = complete ? Bytes{} : link.Drain(final_quiet, options.answer_timeout);
+  const std::optional<targets::IoStatus> ended_before_fin = link.ended();
+  if (!ended_before_fin) {
+    t->ShutdownWrite();
+    const Bytes tail = link.ReadUntil(options.answer_timeout, [](const Bytes&) { return false; });
+    out.insert(out.end(), tail.begin(), tail.end());
+  }
+  checker.Received(out, step, findings);
+  target_octets.insert(target_octets.end(), out.begin(), out.end());
+  result.oracles.steps = step + 1;
+  t->Abort();
+
+  Judge(twin, target_octets, request.marker_required, ended_before_fin, step, options, ctx, result);
   return result;
 }
 

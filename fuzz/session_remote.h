@@ -20,6 +20,19 @@
 //
 // Everything is bounded: every read has a deadline and the octets kept
 // are capped.
+//
+// The fence (docs/target-convention.md §2.5): the session is run with a
+// zero-length RDMA Read Request after each of its TCP writes
+// (FencedSession). RDMAP ordering makes the target answer it after
+// everything the write's messages caused (R5040-5.2.1-15, R5040-5.5-R12,
+// R5040-5.2.2-07), so a write's answer is complete when the fence's Read
+// Response arrives, or a Terminate, or the connection ends; no quiet time
+// is waited for. The fault-free twin runs the same fenced session and so
+// says which fences a conforming target answers. Where it answered none
+// (a fence swallowed by an FPDU the session left incomplete, a write that
+// ends inside an action) the step waits `settle` of quiet as before, but
+// only if the twin sent anything for that write; a last write like that
+// waits `settle` once before the suite's FIN.
 #pragma once
 
 #include <chrono>
@@ -33,10 +46,23 @@
 
 namespace rdmapct::fuzz {
 
+// The Data Sink STag of the fences' Read Requests; the k-th fence of a
+// session (from 0) sinks at TO k.
+inline constexpr uint32_t kFenceSinkStag = 0x5117fe0c;
+
+// `s` with a fence action after every action that ends a TCP write (one
+// not held for the next), sent in that write: a READ_REQUEST of size 0
+// sinking at kFenceSinkStag. Remote sessions run this, and their
+// reproducers should replay it.
+proto::FuzzSession FencedSession(const proto::FuzzSession& s);
+
 struct RemoteOptions {
   std::chrono::milliseconds connect_timeout{3000};
   std::chrono::milliseconds reply_timeout{3000};   // MPA Reply
-  std::chrono::milliseconds settle{30};            // quiet time that ends a write's answer
+  // End each write's answer with a fence (see above). Off: every write
+  // waits for `settle` of quiet, for targets that cannot answer a fence.
+  bool fence = true;
+  std::chrono::milliseconds settle{30};            // quiet time that ends an unfenced write's answer
   std::chrono::milliseconds answer_timeout{1000};  // after the last write / after FIN
   // Quiet between the target's Reply and the first FPDU, as conform
   // --pause-after-reply (a target with siw's accept race, docs/reports/siw S7).
@@ -54,6 +80,8 @@ struct RemoteResult {
   bool connect_failed = false;  // refused / unreachable: the target may be restarting
   bool cut = false;             // ended by run_deadline: no verdict
   std::vector<std::string> target_reaction, reference_reaction;  // ReactionSummary lines
+  int fenced_steps = 0;  // writes whose answer a fence (or the close) ended
+  int settled_steps = 0;  // writes that waited for `settle` of quiet
 };
 
 RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,

@@ -24,6 +24,16 @@ struct SearchOptions {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::size_t pool = 512;                         // mutants kept
   std::optional<wire::Profile> only_profile;      // seeds of one profile only
+  // Sessions per batch. A batch is drawn from the pool as it stood before
+  // the batch, run, and its results applied in order, so the session
+  // stream and the findings depend on `batch` only, never on `jobs`.
+  // 1: every session sees the pool its predecessor left (the default; the
+  // fixed-budget tests count on its stream).
+  int batch = 1;
+  // Threads that run a batch's sessions; `run` must then be safe to call
+  // from several threads at once (RunSessionOracles and RunSessionRemote
+  // with a TcpConnector are).
+  int jobs = 1;
   const std::atomic<int>* stop = nullptr;        // set (SIGINT): no further session
 };
 

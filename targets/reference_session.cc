@@ -43,8 +43,14 @@ ReferenceTargetSession::ReferenceTargetSession(ReferenceTarget& target, uint32_t
     : target_(target), config_(target.config()), serial_(serial), initiator_(initiator) {}
 
 ReferenceTargetSession::~ReferenceTargetSession() {
-  if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
-  Finish();
+  if (phase_ != SessionPhase::kClosed) {
+    Close(CloseReason::kPeerReset);
+  } else if (!peer_closed_) {
+    // Closed by the target: a faulty one may have placed since (keep-placing-
+    // after-terminate). After the peer's FIN nothing more arrives, and
+    // OnPeerClosed/OnPeerReset stored the final contents already.
+    Finish(/*release=*/true);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -293,11 +299,10 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   endpoint_.emplace(ec);
   model::Resources& res = endpoint_->resources();
   const TargetLayout& layout = target_.layout();
-  std::vector<wire::Bytes> memory = target_.LoadMemory(serial_, keep_memory_);
+  std::vector<std::shared_ptr<const wire::Bytes>> memory = target_.LoadMemory(serial_, keep_memory_);
   std::vector<uint32_t> model_object(layout.memory_objects.size());
   for (std::size_t i = 0; i < layout.memory_objects.size(); ++i) {
-    model_object[i] = res.CreateMemoryObject(memory[i].size());
-    std::copy(memory[i].begin(), memory[i].end(), res.ObjectBytes(model_object[i]).begin());
+    model_object[i] = res.CreateMemoryObject(std::move(memory[i]));
   }
   for (const wire::AdvertisedRegion& r : layout.regions) {
     // A deregistered STag is not known to the endpoint at all.
@@ -547,13 +552,13 @@ void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
   }
   peer_closed_ = true;
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerClosed);
-  Finish();
+  else Finish();
 }
 
 void ReferenceTargetSession::OnPeerReset() {
   peer_closed_ = true;
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
-  Finish();
+  else Finish();
 }
 
 // The target's side closes: the outcome is final and the memory goes back
@@ -577,17 +582,23 @@ void ReferenceTargetSession::Close(CloseReason reason) {
 }
 
 // Hands the memory back (again at the very end, for what a faulty target
-// placed after its FIN).
-void ReferenceTargetSession::Finish() {
-  if (!endpoint_) return;
-  const model::Resources& res = endpoint_->resources();
+// placed after its FIN). `release`: the session is going away, so the
+// octets are moved, not copied. Only the connection that loaded memory last
+// stores it (StoreMemory would drop it anyway).
+void ReferenceTargetSession::Finish(bool release) {
+  if (!endpoint_ || !config_.hand_back_memory || !target_.OwnsMemory(serial_)) return;
+  model::Resources& res = endpoint_->resources();
   const std::size_t n = target_.layout().memory_objects.size();
   std::vector<wire::Bytes> objects;
   objects.reserve(n);
   // SetUpEndpoint created the objects first, in layout order: ids 0..n-1.
   for (uint32_t i = 0; i < n; ++i) {
-    auto bytes = res.ObjectBytes(i);
-    objects.emplace_back(bytes.begin(), bytes.end());
+    if (release) {
+      objects.push_back(res.ReleaseObjectBytes(i));
+    } else {
+      auto bytes = std::as_const(res).ObjectBytes(i);  // read only: no copy-on-write
+      objects.emplace_back(bytes.begin(), bytes.end());
+    }
   }
   target_.StoreMemory(serial_, std::move(objects));
 }

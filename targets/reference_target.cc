@@ -4,6 +4,7 @@
 #include "targets/reference_target.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -31,8 +32,20 @@ AdvertisedRegion Region(uint32_t stag, uint64_t base, uint32_t length, uint8_t a
   return AdvertisedRegion{stag, base, length, access, attributes, object, offset};
 }
 
-void FillPattern(wire::Bytes& bytes, uint16_t memory_object) {
-  for (std::size_t x = 0; x < bytes.size(); ++x) bytes[x] = wire::PatternByte(memory_object, x);
+// The pattern of a memory object (convention §4), computed once per
+// (object id, size) and shared: filling 28 KiB octet by octet for every
+// connection was most of a fuzz session's cost.
+std::shared_ptr<const wire::Bytes> PatternOf(uint16_t memory_object, uint32_t size) {
+  static std::mutex mu;
+  static std::map<std::pair<uint16_t, uint32_t>, std::shared_ptr<const wire::Bytes>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  std::shared_ptr<const wire::Bytes>& p = cache[{memory_object, size}];
+  if (!p) {
+    auto bytes = std::make_shared<wire::Bytes>(size);
+    for (std::size_t x = 0; x < size; ++x) (*bytes)[x] = wire::PatternByte(memory_object, x);
+    p = std::move(bytes);
+  }
+  return p;
 }
 
 std::string CheckRegions(const ReferenceTargetConfig& c, const TargetLayout& layout) {
@@ -173,13 +186,18 @@ ReferenceTarget::ReferenceTarget(ReferenceTargetConfig config)
       layout_(config_.layout.value_or(DefaultTargetLayout(config_.profile))),
       config_error_(ValidateReferenceTargetConfig(config_)) {
   // The first connection after start is always patterned (§2.4), so the
-  // kept memory starts as the pattern.
+  // kept memory starts as the pattern (memory_ empty).
   if (!config_error_.empty()) return;
-  memory_.reserve(layout_.memory_objects.size());
-  for (const TargetMemoryObject& m : layout_.memory_objects) {
-    memory_.emplace_back(m.size);
-    FillPattern(memory_.back(), m.id);
-  }
+  pattern_.reserve(layout_.memory_objects.size());
+  for (const TargetMemoryObject& m : layout_.memory_objects) pattern_.push_back(PatternOf(m.id, m.size));
+}
+
+void ReferenceTarget::Reset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  serial_ = 0;
+  memory_owner_ = 0;
+  memory_.clear();
+  previous_ = {};
 }
 
 std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Accept() {
@@ -222,25 +240,31 @@ wire::PreviousOutcome ReferenceTarget::previous_outcome() const {
 
 wire::Bytes ReferenceTarget::MemorySnapshot(uint16_t memory_object) const {
   std::lock_guard<std::mutex> lock(mu_);
-  for (std::size_t i = 0; i < layout_.memory_objects.size() && i < memory_.size(); ++i) {
-    if (layout_.memory_objects[i].id == memory_object) return memory_[i];
+  for (std::size_t i = 0; i < layout_.memory_objects.size() && i < pattern_.size(); ++i) {
+    if (layout_.memory_objects[i].id != memory_object) continue;
+    return memory_.empty() ? *pattern_[i] : memory_[i];
   }
   return {};
 }
 
-std::vector<wire::Bytes> ReferenceTarget::LoadMemory(uint32_t serial, bool keep) {
+std::vector<std::shared_ptr<const wire::Bytes>> ReferenceTarget::LoadMemory(uint32_t serial, bool keep) {
   std::lock_guard<std::mutex> lock(mu_);
   memory_owner_ = serial;
-  std::vector<wire::Bytes> out = memory_;
-  if (!keep) {
-    for (std::size_t i = 0; i < out.size(); ++i) FillPattern(out[i], layout_.memory_objects[i].id);
-  }
+  if (!keep || memory_.empty()) return pattern_;
+  std::vector<std::shared_ptr<const wire::Bytes>> out;
+  out.reserve(memory_.size());
+  for (const wire::Bytes& m : memory_) out.push_back(std::make_shared<const wire::Bytes>(m));
   return out;
+}
+
+bool ReferenceTarget::OwnsMemory(uint32_t serial) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return serial == memory_owner_;
 }
 
 void ReferenceTarget::StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (serial != memory_owner_ || objects.size() != memory_.size()) return;
+  if (serial != memory_owner_ || objects.size() != pattern_.size()) return;
   memory_ = std::move(objects);
 }
 

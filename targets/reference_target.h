@@ -144,6 +144,12 @@ struct ReferenceTargetConfig {
   // Test-ULP 1.1 command records (§7): advertise flag 0x0020 and carry out
   // the commands the suite sends. false: a 1.0 target.
   bool commands = true;
+  // Hand each connection's memory back to the target when it closes, for
+  // the next Keep Memory connection and MemorySnapshot. A harness that runs
+  // one connection per target and then Resets it (the session fuzzer) turns
+  // it off: copying the memory back was a fifth of a fuzz session's cost.
+  // Off, every connection starts from the pattern.
+  bool hand_back_memory = true;
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
   // stay unread (the fault's description says 100 ms; tests shorten it).
   std::chrono::milliseconds late_hand_off{100};
@@ -210,13 +216,22 @@ class ReferenceTarget {
   wire::CommandCapabilities previous_commands() const;
   // The memory object as the last finished connection left it (empty if unknown).
   wire::Bytes MemorySnapshot(uint16_t memory_object) const;
+  // Back to the state right after construction: Connection Serial 0, memory
+  // patterned, no previous outcome. A harness that runs many sessions (the
+  // session fuzzer) reuses its targets instead of building new ones. No
+  // session of this target may be alive.
+  void Reset();
 
  private:
   friend class ReferenceTargetSession;
   // Session hooks, all under mu_.
-  // Copies the memory objects for a connection that is starting: the kept
-  // contents, or the pattern (convention §4).
-  std::vector<wire::Bytes> LoadMemory(uint32_t serial, bool keep);
+  // The memory objects for a connection that is starting: the kept
+  // contents (a copy), or the shared pattern (convention §4), which the
+  // model copies only when the connection first writes.
+  std::vector<std::shared_ptr<const wire::Bytes>> LoadMemory(uint32_t serial, bool keep);
+  // Whether `serial` is the last connection that loaded memory (only its
+  // memory is worth storing).
+  bool OwnsMemory(uint32_t serial) const;
   // Takes a finished connection's memory back, unless a later connection
   // has loaded memory since (it owns the newer contents).
   void StoreMemory(uint32_t serial, std::vector<wire::Bytes> objects);
@@ -231,7 +246,13 @@ class ReferenceTarget {
   mutable std::mutex mu_;
   uint32_t serial_ = 0;
   uint32_t memory_owner_ = 0;  // serial of the last connection that loaded memory
-  std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
+  // The convention's pattern of each memory object, parallel to
+  // layout_.memory_objects; computed once per process (shared by every
+  // target with the same objects, e.g. the fuzzer's target and its twin).
+  std::vector<std::shared_ptr<const wire::Bytes>> pattern_;
+  // What the last finished connection left, parallel to
+  // layout_.memory_objects; empty while that is still the pattern.
+  std::vector<wire::Bytes> memory_;
   wire::PreviousOutcome previous_;
   std::optional<wire::ConnectDirective> directive_;
   wire::CommandCapabilities previous_commands_;
@@ -340,7 +361,7 @@ class ReferenceTargetSession {
   void PumpCommands(wire::Bytes& out);
   void SettleCommands();
   void Close(CloseReason reason);
-  void Finish();
+  void Finish(bool release = false);
 
   ReferenceTarget& target_;
   const ReferenceTargetConfig& config_;

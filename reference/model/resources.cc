@@ -58,23 +58,43 @@ MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint3
 }
 
 uint32_t Resources::CreateMemoryObject(std::size_t size) {
-  objects_.emplace_back(size, 0);
+  objects_.push_back({wire::Bytes(size, 0), nullptr});
   return static_cast<uint32_t>(objects_.size() - 1);
+}
+
+uint32_t Resources::CreateMemoryObject(wire::Bytes contents) {
+  objects_.push_back({std::move(contents), nullptr});
+  return static_cast<uint32_t>(objects_.size() - 1);
+}
+
+uint32_t Resources::CreateMemoryObject(std::shared_ptr<const wire::Bytes> initial) {
+  if (!initial) return CreateMemoryObject(std::size_t{0});
+  objects_.push_back({{}, std::move(initial)});
+  return static_cast<uint32_t>(objects_.size() - 1);
+}
+
+wire::Bytes Resources::ReleaseObjectBytes(uint32_t id) {
+  if (id >= objects_.size()) return {};
+  MemoryObject& o = objects_[id];
+  if (o.shared) return *std::exchange(o.shared, nullptr);
+  return std::exchange(o.own, {});
 }
 
 std::span<uint8_t> Resources::ObjectBytes(uint32_t id) {
   if (id >= objects_.size()) return {};
-  return objects_[id];
+  MemoryObject& o = objects_[id];
+  if (o.shared) o.own.assign(o.shared->begin(), o.shared->end()), o.shared.reset();
+  return o.own;
 }
 
 std::span<const uint8_t> Resources::ObjectBytes(uint32_t id) const {
   if (id >= objects_.size()) return {};
-  return objects_[id];
+  return objects_[id].view();
 }
 
 bool Resources::RegisterRegion(const MemoryRegion& region) {
   if (region.memory_object >= objects_.size()) return false;
-  const uint64_t size = objects_[region.memory_object].size();
+  const uint64_t size = objects_[region.memory_object].view().size();
   if (region.object_offset > size || region.length > size - region.object_offset) return false;
   if (region.base_tagged_offset + region.length < region.base_tagged_offset) return false;
   regions_[region.stag] = region;
@@ -144,7 +164,7 @@ std::span<const uint8_t> Resources::RegionBytes(const MemoryRegion& region, uint
 uint64_t Resources::PostReceive(uint32_t size) {
   ReceiveBuffer b;
   b.receive_id = next_receive_id_++;
-  b.data.assign(size, 0);
+  b.capacity = size;
   receives_.push_back(std::move(b));
   return receives_.back().receive_id;
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <span>
 #include <unordered_map>
@@ -72,7 +73,10 @@ class ByteRangeSet {
 // One ULP receive buffer on QN 0 and the message being placed into it.
 struct ReceiveBuffer {
   uint64_t receive_id = 0;       // handle returned by PostReceive
-  wire::Bytes data;              // capacity octets
+  uint32_t capacity = 0;         // octets the ULP posted
+  // The octets placed so far: grown on placement (never beyond capacity),
+  // so posting a buffer allocates nothing; octets not placed read as zero.
+  wire::Bytes data;
   ByteRangeSet received;
   bool started = false;          // a segment of its message has been placed
   std::optional<uint32_t> message_length;  // MO + length of the L=1 segment
@@ -92,6 +96,15 @@ class Resources {
   // --- memory ---------------------------------------------------------------
   // A zero-filled byte array; returns its id.
   uint32_t CreateMemoryObject(std::size_t size);
+  // An object holding `contents` (taken over, not copied); returns its id.
+  uint32_t CreateMemoryObject(wire::Bytes contents);
+  // An object that starts as `initial`, shared and never written: the first
+  // mutable access (ObjectBytes, RegionBytes of a non-const Resources)
+  // copies it. A session that only reads memory copies nothing.
+  uint32_t CreateMemoryObject(std::shared_ptr<const wire::Bytes> initial);
+  // Moves an object's octets out (the object becomes empty): for an owner
+  // that is done with these resources.
+  wire::Bytes ReleaseObjectBytes(uint32_t memory_object);
   std::span<uint8_t> ObjectBytes(uint32_t memory_object);
   std::span<const uint8_t> ObjectBytes(uint32_t memory_object) const;
 
@@ -123,7 +136,13 @@ class Resources {
   ReceiveBuffer PopReceive();
 
  private:
-  std::vector<wire::Bytes> objects_;
+  // Its own octets, or (until the first mutable access) `shared`.
+  struct MemoryObject {
+    wire::Bytes own;
+    std::shared_ptr<const wire::Bytes> shared;
+    std::span<const uint8_t> view() const { return shared ? std::span<const uint8_t>(*shared) : own; }
+  };
+  std::vector<MemoryObject> objects_;
   std::unordered_map<uint32_t, MemoryRegion> regions_;
   std::deque<ReceiveBuffer> receives_;
   uint64_t next_receive_id_ = 1;

@@ -47,7 +47,7 @@ void RdmapEndpoint::OnSend(const RxSegment& rx, Reactions& out) {
   const wire::ByteSpan payload = rx.payload();
   const FaultSet& f = config_.faults;
   if (!buf->unbounded &&
-      RaiseIf(rx, CheckMessageOffset(h.message_offset, payload.size(), buf->data.size(), f),
+      RaiseIf(rx, CheckMessageOffset(h.message_offset, payload.size(), buf->capacity, f),
               out)) {
     return;
   }
@@ -56,10 +56,13 @@ void RdmapEndpoint::OnSend(const RxSegment& rx, Reactions& out) {
   }
   // deliver-send-into-small-buffer: whatever does not fit is cut off.
   const std::size_t capacity =
-      buf->unbounded ? std::size_t{h.message_offset} + payload.size() : buf->data.size();
+      buf->unbounded ? std::size_t{h.message_offset} + payload.size() : std::size_t{buf->capacity};
   const std::size_t begin = std::min<std::size_t>(h.message_offset, capacity);
   const std::size_t n = std::min(payload.size(), capacity - begin);
-  if (n > 0 && !buf->unbounded) std::memcpy(buf->data.data() + begin, payload.data(), n);
+  if (n > 0 && !buf->unbounded) {
+    if (buf->data.size() < begin + n) buf->data.resize(begin + n);
+    std::memcpy(buf->data.data() + begin, payload.data(), n);
+  }
   buf->received.Insert(begin, begin + n);
   if (h.last) buf->message_length = static_cast<uint32_t>(begin + n);
   // decisions D-F6: RsvdULP of the MO=0 segment (or of the first one seen) wins.

@@ -79,6 +79,51 @@ TEST(SessionRemote, FaultFreeTargetOverTcpGivesNoFindingOnAnySeed) {
   EXPECT_GT(runs, 10);
 }
 
+// FencedSession: a zero-length Read Request after every action that ends a
+// TCP write, in the same write (the action before it is held), numbered
+// from 0; actions held for the next one get none.
+TEST(SessionRemote, FencedSessionFencesEveryWrite) {
+  proto::FuzzSession s;
+  s.add_action()->mutable_message()->set_type(proto::RDMA_WRITE);
+  proto::SessionAction* held = s.add_action();
+  held->mutable_message()->set_type(proto::SEND);
+  held->mutable_delivery()->set_hold(true);
+  s.add_action()->mutable_message()->set_type(proto::READ_REQUEST);
+  const proto::FuzzSession f = FencedSession(s);
+  ASSERT_EQ(f.action_size(), 5);
+  const int fences[] = {1, 4};
+  for (int k = 0; k < 2; ++k) {
+    const proto::SessionAction& a = f.action(fences[k]);
+    EXPECT_TRUE(f.action(fences[k] - 1).delivery().hold());
+    EXPECT_EQ(a.message().type(), proto::READ_REQUEST);
+    EXPECT_EQ(a.message().overrides().read_message_size(), 0u);
+    EXPECT_EQ(a.message().overrides().sink_stag(), kFenceSinkStag);
+    EXPECT_EQ(a.message().overrides().sink_tagged_offset(), static_cast<uint64_t>(k));
+  }
+  EXPECT_EQ(f.action(2).message().type(), proto::SEND);
+  EXPECT_EQ(f.action(3).message().type(), proto::READ_REQUEST);
+  EXPECT_FALSE(f.action(3).message().has_overrides());
+}
+
+// Against a conforming target every write of a seed session is ended by
+// its fence (or the close), none by a quiet time: a settle of an hour would
+// otherwise show as settled steps.
+TEST(SessionRemote, TheFenceNotQuietEndsEveryStepOfTheSeeds) {
+  Served served({});
+  auto connector = served.Connector();
+  ASSERT_NE(connector, nullptr);
+  RemoteOptions o = Quick();
+  o.settle = std::chrono::hours(1);
+  o.answer_timeout = std::chrono::milliseconds(2000);
+  for (const NamedSession& n : SeedSessions()) {
+    if (n.session.connection().profile() != proto::COMMIT) continue;
+    const RemoteResult r = RunSessionRemote(AsCommit(n.session), *connector, o);
+    for (const Finding& f : r.oracles.findings) ADD_FAILURE() << n.name << ": " << FormatFinding(f);
+    EXPECT_EQ(r.settled_steps, 0) << n.name;
+    EXPECT_GT(r.fenced_steps, 0) << n.name;
+  }
+}
+
 TEST(SessionRemote, RefusedConnectionIsNoAnswer) {
   std::unique_ptr<targets::TcpConnector> connector;
   {

@@ -75,6 +75,24 @@ TEST(FaultSearch, EveryFaultSwitchIsFound) {
   std::printf("all %zu faults found in %d sessions in all\n", model::AllFaults().size(), total);
 }
 
+// Batches make the stream independent of the number of jobs: the same
+// sessions, the same first finding, whether one thread runs them or three.
+TEST(FaultSearch, BatchedSearchFindsTheSameWithAnyNumberOfJobs) {
+  const model::FaultSet faults{model::Fault::kSkipToWrapCheck};  // found after ~2000 sessions
+  const SessionRun run = [&](const proto::FuzzSession& s) { return RunSessionOracles(s, faults); };
+  SearchOptions options;
+  options.budget = 30000;
+  options.batch = 8;
+  const SearchResult one = SearchSessions(run, options);
+  options.jobs = 3;
+  const SearchResult three = SearchSessions(run, options);
+  ASSERT_FALSE(one.findings.empty());
+  EXPECT_EQ(one.sessions, three.sessions);
+  EXPECT_EQ(one.session.SerializeAsString(), three.session.SerializeAsString());
+  ASSERT_EQ(one.findings.size(), three.findings.size());
+  EXPECT_EQ(FormatFinding(one.findings[0]), FormatFinding(three.findings[0]));
+}
+
 TEST(FaultSearch, FaultFreeReferenceHasNoFinding) {
   const SearchResult r = Search({}, 1);
   EXPECT_EQ(r.sessions, kBudget);

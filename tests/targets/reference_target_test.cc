@@ -678,6 +678,54 @@ TEST(ReferenceTargetConnections, KeepMemoryKeepsWhatThePreviousConnectionWroteOn
   EXPECT_EQ(Bytes(m.begin(), m.end()), pattern);
 }
 
+// The session fuzzer reuses its targets: after Reset a target is as new
+// (Connection Serial 1, no previous outcome, memory patterned even for a
+// Keep Memory connection).
+TEST(ReferenceTargetConnections, ResetMakesTheTargetAsNew) {
+  ReferenceTarget target;
+  const wire::SuiteRequest keep{.flags = wire::kRequestKeepMemory, .case_hash = 0};
+  wire::AdvertisedRegion rw;
+  {
+    Initiator init(target);
+    ASSERT_TRUE(init.Start());
+    rw = init.Region(RegionRole::kReadWrite);
+    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset,
+                                  ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
+    init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));  // a Terminate: an outcome to report
+  }
+  EXPECT_NE(target.MemorySnapshot(rw.memory_object), Bytes());
+  target.Reset();
+  EXPECT_EQ(target.connections_accepted(), 0u);
+  Initiator init(target, {.suite_request = keep});
+  ASSERT_TRUE(init.Start());
+  EXPECT_EQ(init.advertisement().connection_serial, 1u);
+  ASSERT_TRUE(init.advertisement().previous.has_value());
+  EXPECT_EQ(*init.advertisement().previous, wire::PreviousOutcome{});
+  auto m = init.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+  EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(rw, rw.base_tagged_offset, 64));
+}
+
+// hand_back_memory off (the session fuzzer's targets): what a connection
+// wrote is not kept, so even a Keep Memory connection starts patterned.
+TEST(ReferenceTargetConnections, WithoutHandBackEveryConnectionStartsPatterned) {
+  ReferenceTargetConfig c;
+  c.hand_back_memory = false;
+  ReferenceTarget target(c);
+  wire::AdvertisedRegion rw;
+  {
+    Initiator init(target);
+    ASSERT_TRUE(init.Start());
+    rw = init.Region(RegionRole::kReadWrite);
+    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset,
+                                  ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
+    init.Close();
+  }
+  Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
+  ASSERT_TRUE(next.Start());
+  auto m = next.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+  EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(rw, rw.base_tagged_offset, 64));
+}
+
 TEST(ReferenceTargetConnections, RejectedWriteLeavesMemoryForTheKeepMemoryConnection) {
   ReferenceTarget target;
   {
