@@ -235,4 +235,32 @@ void ReferenceTarget::RecordCommands(const wire::CommandCapabilities& commands) 
   previous_commands_ = commands;
 }
 
+uint32_t ReferenceTarget::AcquireSlot(uint32_t serial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::set<uint32_t> used;
+  for (const auto& [s, slot] : slots_) used.insert(slot);
+  uint32_t slot = 0;
+  while (used.count(slot)) ++slot;
+  slots_[serial] = slot;
+  return slot;
+}
+
+void ReferenceTarget::ReleaseSlot(uint32_t serial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  slots_.erase(serial);
+  torn_down_.erase(serial);
+}
+
+void ReferenceTarget::TearDownOthers(uint32_t serial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [s, slot] : slots_) {
+    if (s != serial) torn_down_.insert(s);
+  }
+}
+
+bool ReferenceTarget::TornDown(uint32_t serial) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return torn_down_.count(serial) != 0;
+}
+
 }  // namespace rdmapct::targets

@@ -150,6 +150,13 @@ const std::vector<FaultInfo> kFaults = {
      "after a peer-to-peer (A=1) setup the target takes whatever FPDU comes first as the RTR and processes it, "
      "as Linux siw 6.1 does",
      "R6581-12-01 R6581-5-02"},
+    {Fault::kStagAcrossConnections, "stag-across-connections",
+     "a connection also accepts the STags the target advertised on its other concurrent connections (one "
+     "protection domain for all), over its own memory",
+     "R5040-8.1.1-01 R5040-8.1.1-02 R5041-8.3.1-01 R5041-8.3.1-02"},
+    {Fault::kTerminateTearsDownOthers, "terminate-tears-down-others",
+     "a Terminate sent or received on one connection also closes every other concurrent connection",
+     "R5040-8.1.1-10"},
 };
 
 }  // namespace

@@ -69,6 +69,9 @@ enum class Fault : uint8_t {
   kReplyEchoesRequestRes,
   kRev0ReplyWithoutMarkers,
   kAcceptAnyFirstFpduAsRtr,
+  // Concurrent connections of the reference target (convention §10)
+  kStagAcrossConnections,
+  kTerminateTearsDownOthers,
   kCount
 };
 
