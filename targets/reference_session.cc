@@ -303,7 +303,7 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   model::Resources& res = endpoint_->resources();
   const TargetLayout& layout = target_.layout();
   if (!holds_slot_) {
-    slot_ = target_.AcquireSlot(serial_);
+    slot_ = target_.AcquireSlot(serial_, case_hash_);
     holds_slot_ = true;
   }
   std::vector<wire::Bytes> memory = target_.LoadMemory(serial_, keep_memory_);

@@ -235,13 +235,13 @@ void ReferenceTarget::RecordCommands(const wire::CommandCapabilities& commands) 
   previous_commands_ = commands;
 }
 
-uint32_t ReferenceTarget::AcquireSlot(uint32_t serial) {
+uint32_t ReferenceTarget::AcquireSlot(uint32_t serial, uint32_t peer) {
   std::lock_guard<std::mutex> lock(mu_);
   std::set<uint32_t> used;
-  for (const auto& [s, slot] : slots_) used.insert(slot);
+  for (const auto& [s, open] : slots_) used.insert(open.slot);
   uint32_t slot = 0;
   while (used.count(slot)) ++slot;
-  slots_[serial] = slot;
+  slots_[serial] = OpenConnection{slot, peer};
   return slot;
 }
 
@@ -253,8 +253,10 @@ void ReferenceTarget::ReleaseSlot(uint32_t serial) {
 
 void ReferenceTarget::TearDownOthers(uint32_t serial) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [s, slot] : slots_) {
-    if (s != serial) torn_down_.insert(s);
+  const auto self = slots_.find(serial);
+  if (self == slots_.end()) return;
+  for (const auto& [s, open] : slots_) {
+    if (s != serial && open.peer == self->second.peer) torn_down_.insert(s);
   }
 }
 

@@ -132,7 +132,7 @@ struct ReferenceTargetConfig {
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
   // stay unread (the fault's description says 100 ms; tests shorten it).
   std::chrono::milliseconds late_hand_off{100};
-  // Convention 1.1 §10: advertise flag 0x0020 (Minor Version 1). Every
+  // Convention 1.2 §10: advertise flag 0x0040 (Minor Version 2). Every
   // connection is its own protection domain: a connection opened while
   // others are open gets slot k > 0, and its STags are StagForSlot(stag, k),
   // so no STag is valid on two open connections.
@@ -208,9 +208,13 @@ class ReferenceTarget {
   void RecordOutcome(const wire::PreviousOutcome& outcome);
   void RecordCommands(const wire::CommandCapabilities& commands);
   // Concurrent connections (§10): the lowest slot no open connection holds.
-  uint32_t AcquireSlot(uint32_t serial);
+  // `peer` is the Suite Request's Case Hash: connections of one case.
+  uint32_t AcquireSlot(uint32_t serial, uint32_t peer);
   void ReleaseSlot(uint32_t serial);
-  // Fault terminate-tears-down-others: every other open connection ends.
+  // Fault terminate-tears-down-others: every other open connection of the
+  // same peer ends. In-process, parallel cases share one target, so "the
+  // same peer" is the same Case Hash: the fault then hits only the case's
+  // own connections, and the fault matrix stays deterministic.
   void TearDownOthers(uint32_t serial);
   bool TornDown(uint32_t serial) const;
 
@@ -223,7 +227,11 @@ class ReferenceTarget {
   std::vector<wire::Bytes> memory_;  // parallel to layout_.memory_objects
   wire::PreviousOutcome previous_;
   wire::CommandCapabilities previous_commands_;
-  std::map<uint32_t, uint32_t> slots_;  // serial -> slot of each open connection
+  struct OpenConnection {
+    uint32_t slot = 0;
+    uint32_t peer = 0;
+  };
+  std::map<uint32_t, OpenConnection> slots_;  // serial -> each open connection
   std::set<uint32_t> torn_down_;        // serials ended by another connection (fault)
 };
 

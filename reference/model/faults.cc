@@ -155,7 +155,8 @@ const std::vector<FaultInfo> kFaults = {
      "protection domain for all), over its own memory",
      "R5040-8.1.1-01 R5040-8.1.1-02 R5041-8.3.1-01 R5041-8.3.1-02"},
     {Fault::kTerminateTearsDownOthers, "terminate-tears-down-others",
-     "a Terminate sent or received on one connection also closes every other concurrent connection",
+     "a Terminate sent or received on one connection also closes the peer's other open connections (in-process: "
+     "those with the same Suite Request Case Hash)",
      "R5040-8.1.1-10"},
 };
 

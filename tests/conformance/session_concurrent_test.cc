@@ -1,5 +1,5 @@
 // Cases with two connections open at once (Step.connection, convention
-// 1.1 §10), run against the in-process reference target.
+// 1.2 §10), run against the in-process reference target.
 #include <gtest/gtest.h>
 
 #include <memory>

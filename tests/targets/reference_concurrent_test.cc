@@ -1,4 +1,4 @@
-// The reference target with connections open at once (convention 1.1 §10):
+// The reference target with connections open at once (convention 1.2 §10):
 // a protection domain per connection, so no STag is valid on two open
 // connections; slots are reused once a connection is gone.
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ TEST(ReferenceConcurrent, OpenConnectionsGetDisjointStags) {
   for (uint32_t s : Stags(b.advertisement())) EXPECT_EQ(sa.count(s), 0u) << s;
   for (const wire::AdvertisedRegion& r : target.layout().regions) EXPECT_EQ(sa.count(r.stag), 1u) << r.stag;
   // B's endpoint knows none of A's usable STags.
-  const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kRw);
+  const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kReadWrite);
   EXPECT_TRUE(b.session().PeekMemory(rw.stag, rw.base_tagged_offset, 1).empty());
 }
 
@@ -58,7 +58,7 @@ TEST(ReferenceConcurrent, FaultRegistersTheOtherConnectionsStags) {
   Initiator b(target);
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
-  const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kRw);
+  const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kReadWrite);
   EXPECT_FALSE(b.session().PeekMemory(rw.stag, rw.base_tagged_offset, 1).empty());
 }
 
