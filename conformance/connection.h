@@ -80,11 +80,8 @@ class Connection {
   bool crc() const { return crc_; }
   bool markers_to_target() const { return markers_to_target_; }
   bool markers_from_target() const { return markers_from_target_; }
-<<<<<<< HEAD
-=======
   // The transport's EMSS (TCP_MAXSEG), nullopt in-process (NOTES.md G.14).
   std::optional<std::size_t> EffectiveMss() const { return transport_->EffectiveMss(); }
->>>>>>> power
 
   // Frames one ULPDU as an FPDU (Markers inserted as negotiated; `mods`
   // corrupts it as a case asks) and records it; returns the wire octets.
