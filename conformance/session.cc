@@ -203,6 +203,7 @@ void CaseSession::SwapActive(ConnectionSlot& slot) {
   std::swap(send_rtr_used_, slot.send_rtr_used);
   std::swap(reads_, slot.reads);
   std::swap(memory_, slot.memory);
+  std::swap(peer_, slot.peer);
 }
 
 bool CaseSession::SelectConnection(uint32_t k, std::string& error) {

@@ -97,6 +97,7 @@ struct ConnectionSlot {
   bool send_rtr_used = false;
   std::vector<ReadRecord> reads;
   MemoryModel memory;
+  PeerState peer;  // commands (§7) are per connection too
 };
 
 class CaseSession {
