@@ -157,7 +157,7 @@ const std::vector<FaultInfo> kFaults = {
     {Fault::kTerminateTearsDownOthers, "terminate-tears-down-others",
      "a Terminate sent or received on one connection also closes the peer's other open connections (in-process: "
      "those with the same Suite Request Case Hash)",
-     "R5040-8.1.1-10"},
+     "R5040-8.1.1-02 R5040-5.4-01"},
 };
 
 }  // namespace
