@@ -192,9 +192,46 @@ CaseRun CaseSession::Run() {
   return std::move(run_);
 }
 
+void CaseSession::SwapActive(ConnectionSlot& slot) {
+  std::swap(conn_, slot.conn);
+  std::swap(request_, slot.request);
+  std::swap(handshake_, slot.handshake);
+  std::swap(have_advertisement_, slot.have_advertisement);
+  std::swap(adv_, slot.adv);
+  std::swap(regions_, slot.regions);
+  std::swap(send_state_, slot.send_state);
+  std::swap(send_rtr_used_, slot.send_rtr_used);
+  std::swap(reads_, slot.reads);
+  std::swap(memory_, slot.memory);
+  std::swap(peer_, slot.peer);
+}
+
+bool CaseSession::SelectConnection(uint32_t k, std::string& error) {
+  if (k >= kMaxConcurrentConnections) {
+    error = "case error: connection " + std::to_string(k) + " (a case has connections 0 and 1)";
+    return false;
+  }
+  if (k == active_) return true;
+  if (!held_.empty()) {
+    error = "case error: a held send cannot be completed on another connection";
+    return false;
+  }
+  SwapActive(slots_[active_]);
+  SwapActive(slots_[k]);
+  active_ = k;
+  return true;
+}
+
 StepResult CaseSession::Execute(const proto::Step& step, int index) {
   const Clock::time_point began = Clock::now();
   StepResult sr;
+  if (std::string error; !SelectConnection(step.connection(), error)) {
+    sr.action = "connection";
+    sr.verdict = Verdict::kError;
+    sr.reason = error;
+    sr.index = index;
+    return sr;
+  }
   switch (step.action_case()) {
     case proto::Step::kConnect: sr = DoConnect(step.connect(), index); break;
     case proto::Step::kSend: sr = DoSend(step.send(), index); break;
@@ -217,6 +254,7 @@ StepResult CaseSession::Execute(const proto::Step& step, int index) {
       sr.verdict = Verdict::kError;
       sr.reason = "case error: target actions are not defined in test-ULP convention 1.0";
   }
+  if (step.connection() != 0) sr.notes.push_back("on connection B");
   sr.index = index;
   sr.note = step.note();
   if (sr.requirements.empty()) sr.requirements = run_.result.requirements;
@@ -377,7 +415,8 @@ std::vector<std::string> CaseSession::MissingNeeds() const {
   const proto::Needs& n = case_.proto.needs();
   const bool wants = n.region_size() || n.receive_buffers() || n.receive_buffer_size() || n.ird() ||
                      n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory() ||
-                     UsesCommands();
+                     UsesCommands() ||
+                     n.concurrent_connections();
   if (!have_advertisement_) {
     if (wants) return {"a test-ULP Advertisement (its MPA Reply carries none)"};
     return {};
@@ -399,6 +438,9 @@ std::vector<std::string> CaseSession::MissingNeeds() const {
   if (n.previous_outcome() && !adv_.previous) out.push_back("the previous-connection outcome block");
   if (n.keep_memory() && !(adv_.flags & wire::kFlagKeepMemory)) out.push_back("Keep Memory (flag 0x0010)");
   for (std::string& m : MissingCommands()) out.push_back(std::move(m));
+  if (n.concurrent_connections() && !(adv_.flags & wire::kFlagConcurrentConnections)) {
+    out.push_back("concurrent connections (flag 0x0040)");
+  }
   // A case only for the extensions needs the target to implement them.
   if (!case_.AppliesTo(wire::Profile::kRfc5040)) {
     if (options_.profile == wire::Profile::kRfc7306 && !(adv_.flags & wire::kFlagRfc7306)) {
@@ -480,9 +522,18 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
 
 bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
                                std::string& error) {
+  // An STag of another connection (RegionRef.connection): resolved in that
+  // connection's Advertisement; what it writes is not this stream's memory.
+  const proto::RegionRef& remote = s.message().remote();
+  const bool cross = remote.has_connection() && remote.connection() != active_;
+  if (cross && remote.connection() >= kMaxConcurrentConnections) {
+    error = "remote.connection " + std::to_string(remote.connection()) + " (a case has connections 0 and 1)";
+    return false;
+  }
+  const RegionMap* regions = cross ? &slots_[remote.connection()].regions : &regions_;
   // decisions D-G14: the EMSS in use on this connection, else the default.
   const std::size_t emss = conn_->EffectiveMss().value_or(options_.emss);
-  BuildContext ctx{options_.profile, &regions_, wire::Mulpdu(emss, conn_->markers_to_target()), &send_state_,
+  BuildContext ctx{options_.profile, regions, wire::Mulpdu(emss, conn_->markers_to_target()), &send_state_,
                    wire::Mulpdu(emss, conn_->markers_from_target())};
   std::optional<BuiltMessage> built = BuildMessage(s, ctx, error);
   if (!built) return false;
@@ -497,13 +548,13 @@ bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::o
     ReadRecord rr{*built->read, std::nullopt, 0};
     rr.request.what = "Read Request " + std::to_string(reads_.size() + 1);
     std::string ignored;
-    if (auto ref = ResolveRef(s.message().remote(), regions_, ignored); ref && ref->region) {
+    if (auto ref = ResolveRef(s.message().remote(), *regions, ignored); ref && ref->region) {
       rr.source = *ref->region;
       rr.source_tagged_offset = ref->tagged_offset;
     }
     reads_.push_back(std::move(rr));
   }
-  if (built->write) memory_.Write(*built->write);
+  if (built->write && !cross) memory_.Write(*built->write);
   return true;
 }
 
@@ -564,9 +615,14 @@ StepResult CaseSession::DoPause(const proto::Pause& p, int index) {
 }
 
 void CaseSession::Finish() {
-  if (!conn_) return;
-  conn_->CloseGracefully(std::min(Clock::now() + options_.close_timeout, case_deadline_ + options_.close_timeout));
-  conn_.reset();
+  held_.clear();
+  for (uint32_t k = 0; k < kMaxConcurrentConnections; ++k) {
+    std::string ignored;
+    SelectConnection(k, ignored);
+    if (!conn_) continue;
+    conn_->CloseGracefully(std::min(Clock::now() + options_.close_timeout, case_deadline_ + options_.close_timeout));
+    conn_.reset();
+  }
 }
 
 Clock::time_point CaseSession::Deadline(std::chrono::milliseconds timeout) const {

@@ -85,6 +85,22 @@ struct ReadRecord {
   uint64_t source_tagged_offset = 0;
 };
 
+// The per-connection state of one of a case's concurrent connections
+// (Step.connection, convention §10) while another one is the active one.
+struct ConnectionSlot {
+  std::unique_ptr<Connection> conn;
+  std::optional<MpaRequest> request;
+  HandshakeOutcome handshake;
+  bool have_advertisement = false;
+  wire::Advertisement adv;
+  RegionMap regions;
+  SendState send_state;
+  bool send_rtr_used = false;
+  std::vector<ReadRecord> reads;
+  MemoryModel memory;
+  PeerState peer;  // commands (§7) are per connection too
+};
+
 class CaseSession {
  public:
   CaseSession(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options);
@@ -105,6 +121,9 @@ class CaseSession {
   bool Transmit(const wire::Bytes& octets, const proto::TcpWrites& tcp, StepResult& sr);
   StepResult DoPause(const proto::Pause& p, int index);
   void Finish();
+  // Makes connection `k` the active one (its state in the members below).
+  bool SelectConnection(uint32_t k, std::string& error);
+  void SwapActive(ConnectionSlot& slot);
 
   // session_listen.cc (the target as MPA Initiator)
   StepResult DoListen(const proto::Listen& l, int index);
@@ -179,6 +198,11 @@ class CaseSession {
   PeerState peer_;
   wire::Bytes held_;  // octets of `hold` sends waiting for the next send
   proto::TcpWrites held_tcp_;
+  // Concurrent connections: slots_[active_] holds an empty placeholder, the
+  // other slots the state of the inactive connections.
+  std::vector<ConnectionSlot> slots_ = std::vector<ConnectionSlot>(kMaxConcurrentConnections);
+  uint32_t active_ = 0;
+  static constexpr uint32_t kMaxConcurrentConnections = 2;
 };
 
 }  // namespace rdmapct::conformance

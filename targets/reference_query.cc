@@ -61,6 +61,8 @@ bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfi
   if (key == "keep_memory") return ParseFlag(key, value, c.keep_memory, error);
   // commands=0: a test-ULP 1.0 target (no command records, convention §7).
   if (key == "commands") return ParseFlag(key, value, c.commands, error);
+  // concurrent=1: the target advertises concurrent connections (convention §11).
+  if (key == "concurrent") return ParseFlag(key, value, c.concurrent_connections, error);
   if (key == "revs") return ParseRevisions(value, c.mpa.accepted_revisions, error);
   const uint64_t u16 = std::numeric_limits<uint16_t>::max();
   const uint64_t u32 = std::numeric_limits<uint32_t>::max();
@@ -82,7 +84,7 @@ bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfi
   }
   error = "unknown reference option \"" + std::string(key) +
           "\" (profile, fault, crc, markers, rfc6581, revs, ird, ord, buffers, buffer_size, "
-          "keep_memory, commands, mulpdu)";
+          "keep_memory, commands, concurrent, mulpdu)";
   return false;
 }
 

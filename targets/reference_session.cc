@@ -14,6 +14,10 @@ namespace rdmapct::targets {
 
 namespace {
 
+// stag-across-connections: how many other slots' STags a connection also
+// accepts (a case opens at most two connections at once).
+constexpr uint32_t kFaultSlots = 4;
+
 using model::StreamState;
 using wire::Opcode;
 
@@ -51,6 +55,7 @@ ReferenceTargetSession::~ReferenceTargetSession() {
     // OnPeerClosed/OnPeerReset stored the final contents already.
     Finish(/*release=*/true);
   }
+  if (holds_slot_) target_.ReleaseSlot(serial_);
 }
 
 // ---------------------------------------------------------------------------
@@ -58,6 +63,11 @@ ReferenceTargetSession::~ReferenceTargetSession() {
 
 void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
   octets_in_ += in.size();
+  // terminate-tears-down-others ended this connection from another one.
+  if (phase_ != SessionPhase::kClosed && target_.TornDown(serial_)) {
+    detail_ = "torn down by another connection's Terminate";
+    Close(CloseReason::kStreamError);
+  }
   const bool request_pending = phase_ == SessionPhase::kAwaitingRequest && !initiator_;
   if (request_pending) FeedStartup(in, out);
   if (phase_ == SessionPhase::kAwaitingReply) FeedReply(in, out);
@@ -299,6 +309,10 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   endpoint_.emplace(ec);
   model::Resources& res = endpoint_->resources();
   const TargetLayout& layout = target_.layout();
+  if (!holds_slot_) {
+    slot_ = target_.AcquireSlot(serial_, case_hash_);
+    holds_slot_ = true;
+  }
   std::vector<std::shared_ptr<const wire::Bytes>> memory = target_.LoadMemory(serial_, keep_memory_);
   std::vector<uint32_t> model_object(layout.memory_objects.size());
   for (std::size_t i = 0; i < layout.memory_objects.size(); ++i) {
@@ -311,7 +325,18 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
         std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
                      [&](const TargetMemoryObject& m) { return m.id == r.memory_object; }) -
         layout.memory_objects.begin());
-    res.RegisterRegion(model::RegionFromAdvertisement(r, ec.stream_id, model_object[index]));
+    wire::AdvertisedRegion mine = r;
+    mine.stag = StagForSlot(r.stag, slot_);
+    res.RegisterRegion(model::RegionFromAdvertisement(mine, ec.stream_id, model_object[index]));
+    // REQ R5040-8.1.1-01 R5040-8.1.1-02: each connection is a protection
+    // domain of its own; the fault also registers the STags the other open
+    // connections got (one PD for all), over this connection's memory.
+    if (!config_.faults.Has(model::Fault::kStagAcrossConnections)) continue;
+    for (uint32_t other = 0; other < kFaultSlots; ++other) {
+      if (other == slot_) continue;
+      mine.stag = StagForSlot(r.stag, other);
+      res.RegisterRegion(model::RegionFromAdvertisement(mine, ec.stream_id, model_object[index]));
+    }
   }
   for (uint16_t i = 0; i < config_.receive_buffer_count; ++i) {
     endpoint_->PostReceive(config_.receive_buffer_size);
@@ -330,9 +355,14 @@ bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const 
   adv.receive_buffer_size = config_.receive_buffer_size;
   adv.connection_serial = serial_;
   adv.regions = target_.layout().regions;
+  for (wire::AdvertisedRegion& r : adv.regions) r.stag = StagForSlot(r.stag, slot_);
+  if (config_.concurrent_connections) {
+    adv.flags |= wire::kFlagConcurrentConnections;
+    adv.minor_version = std::max(adv.minor_version, wire::kConcurrentMinorVersion);
+  }
   if (config_.report_outcome) adv.previous = target_.previous_outcome();
   if (config_.commands) {
-    adv.minor_version = wire::kTestUlpCommandsMinorVersion;
+    adv.minor_version = std::max(adv.minor_version, wire::kTestUlpCommandsMinorVersion);
     adv.commands = target_.previous_commands();
     adv.commands->supported = SupportedCommands();
   }
@@ -441,6 +471,8 @@ void ReferenceTargetSession::Drain(wire::Bytes& out) {
   const bool keep_going = s != StreamState::kError &&
                           config_.faults.Has(model::Fault::kAnswerAfterTerminate);
   if (keep_going) return;
+  const bool terminate = s == StreamState::kTerminateSent || s == StreamState::kTerminateReceived;
+  if (terminate && config_.faults.Has(model::Fault::kTerminateTearsDownOthers)) target_.TearDownOthers(serial_);
   Close(s == StreamState::kTerminateSent       ? CloseReason::kTerminateSent
         : s == StreamState::kTerminateReceived ? CloseReason::kTerminateReceived
                                                : CloseReason::kStreamError);

@@ -198,6 +198,10 @@ void ReferenceTarget::Reset() {
   memory_owner_ = 0;
   memory_.clear();
   previous_ = {};
+  directive_.reset();
+  previous_commands_ = {};
+  slots_.clear();
+  torn_down_.clear();
 }
 
 std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Accept() {
@@ -281,6 +285,36 @@ wire::CommandCapabilities ReferenceTarget::previous_commands() const {
 void ReferenceTarget::RecordCommands(const wire::CommandCapabilities& commands) {
   std::lock_guard<std::mutex> lock(mu_);
   previous_commands_ = commands;
+}
+
+uint32_t ReferenceTarget::AcquireSlot(uint32_t serial, uint32_t peer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::set<uint32_t> used;
+  for (const auto& [s, open] : slots_) used.insert(open.slot);
+  uint32_t slot = 0;
+  while (used.count(slot)) ++slot;
+  slots_[serial] = OpenConnection{slot, peer};
+  return slot;
+}
+
+void ReferenceTarget::ReleaseSlot(uint32_t serial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  slots_.erase(serial);
+  torn_down_.erase(serial);
+}
+
+void ReferenceTarget::TearDownOthers(uint32_t serial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto self = slots_.find(serial);
+  if (self == slots_.end()) return;
+  for (const auto& [s, open] : slots_) {
+    if (s != serial && open.peer == self->second.peer) torn_down_.insert(s);
+  }
+}
+
+bool ReferenceTarget::TornDown(uint32_t serial) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return torn_down_.count(serial) != 0;
 }
 
 }  // namespace rdmapct::targets

@@ -33,8 +33,10 @@
 #include <deque>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <optional>
 #include <span>
 #include <string>
@@ -153,7 +155,17 @@ struct ReferenceTargetConfig {
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
   // stay unread (the fault's description says 100 ms; tests shorten it).
   std::chrono::milliseconds late_hand_off{100};
+  // Convention 1.2 §11: advertise flag 0x0040 (Minor Version 2). Every
+  // connection is its own protection domain: a connection opened while
+  // others are open gets slot k > 0, and its STags are StagForSlot(stag, k),
+  // so no STag is valid on two open connections.
+  bool concurrent_connections = true;
 };
+
+// The STag a layout region has on a connection in `slot` (0 for the first
+// open connection, so one connection at a time sees the layout's STags).
+// XOR keeps the mapping one-to-one and leaves the key octet alone.
+inline uint32_t StagForSlot(uint32_t stag, uint32_t slot) { return stag ^ (slot << 24); }
 
 // "" when usable, else one line naming the problem (layout too large for
 // the Advertisement, a region outside its memory object, no RTR type with
@@ -239,6 +251,16 @@ class ReferenceTarget {
   void SetDirective(const wire::ConnectDirective& d);
   std::optional<wire::ConnectDirective> TakeDirective();
   void RecordCommands(const wire::CommandCapabilities& commands);
+  // Concurrent connections (§11): the lowest slot no open connection holds.
+  // `peer` is the Suite Request's Case Hash: connections of one case.
+  uint32_t AcquireSlot(uint32_t serial, uint32_t peer);
+  void ReleaseSlot(uint32_t serial);
+  // Fault terminate-tears-down-others: every other open connection of the
+  // same peer ends. In-process, parallel cases share one target, so "the
+  // same peer" is the same Case Hash: the fault then hits only the case's
+  // own connections, and the fault matrix stays deterministic.
+  void TearDownOthers(uint32_t serial);
+  bool TornDown(uint32_t serial) const;
 
   const ReferenceTargetConfig config_;
   const TargetLayout layout_;
@@ -256,6 +278,12 @@ class ReferenceTarget {
   wire::PreviousOutcome previous_;
   std::optional<wire::ConnectDirective> directive_;
   wire::CommandCapabilities previous_commands_;
+  struct OpenConnection {
+    uint32_t slot = 0;
+    uint32_t peer = 0;
+  };
+  std::map<uint32_t, OpenConnection> slots_;  // serial -> each open connection
+  std::set<uint32_t> torn_down_;        // serials ended by another connection (fault)
 };
 
 // An Event the endpoint reports to its ULP when a request it sent completed
@@ -294,12 +322,14 @@ class ReferenceTargetSession {
 
   // The target has closed (or wants to close) its sending side: send what
   // was appended to `out`, then FIN.
-  bool wants_close() const { return phase_ == SessionPhase::kClosed; }
+  bool wants_close() const { return phase_ == SessionPhase::kClosed || target_.TornDown(serial_); }
   // Both sides are done: the connection can be released.
   bool closed() const { return wants_close() && peer_closed_; }
   SessionPhase phase() const { return phase_; }
   CloseReason close_reason() const { return close_reason_; }
   uint32_t connection_serial() const { return serial_; }
+  // Concurrent-connection slot (§11): 0 unless others were open at accept.
+  uint32_t slot() const { return slot_; }
 
   // Set once the Request was accepted.
   const std::optional<wire::MpaStartupFrame>& request() const { return request_; }
@@ -369,6 +399,8 @@ class ReferenceTargetSession {
   const bool initiator_;
   std::optional<wire::ConnectDirective> directive_;  // Initiator: the options of this connection
   std::chrono::steady_clock::time_point reply_deadline_{};
+  uint32_t slot_ = 0;
+  bool holds_slot_ = false;
   SessionPhase phase_ = SessionPhase::kAwaitingRequest;
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;

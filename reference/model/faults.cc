@@ -184,6 +184,14 @@ const std::vector<FaultInfo> kFaults = {
      "as MPA Initiator, sends its client-server first FPDU when it can send none of the Reply's RTR types, instead "
      "of TERM 2/0/0x07",
      "R6581-9.2-12 R6581-9.2-13"},
+    {Fault::kStagAcrossConnections, "stag-across-connections",
+     "a connection also accepts the STags the target advertised on its other concurrent connections (one "
+     "protection domain for all), over its own memory",
+     "R5040-8.1.1-01 R5040-8.1.1-02 R5041-8.3.1-01 R5041-8.3.1-02"},
+    {Fault::kTerminateTearsDownOthers, "terminate-tears-down-others",
+     "a Terminate sent or received on one connection also closes the peer's other open connections (in-process: "
+     "those with the same Suite Request Case Hash)",
+     "R5040-8.1.1-02 R5040-5.4-01"},
 };
 
 }  // namespace

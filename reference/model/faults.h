@@ -83,6 +83,9 @@ enum class Fault : uint8_t {
   kExceedGrantedOrd,
   kIgnoreIrdShortfall,
   kNoRtrTerminate,
+  // Concurrent connections of the reference target (convention §11)
+  kStagAcrossConnections,
+  kTerminateTearsDownOthers,
   kCount
 };
 

@@ -214,7 +214,10 @@ Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
   adv.minor_version = static_cast<uint8_t>(h.Get(kAdvMinor));
   const bool newer = adv.minor_version > kTestUlpKnownMinorVersion;
   adv.flags = static_cast<uint16_t>(h.Get(kAdvFlags));
-  const uint16_t known = adv.minor_version >= 1 ? kKnownAdvertisementFlags11 : kKnownAdvertisementFlags;
+  // Bits 1.0 calls reserved: 1.1 defines kFlagCommands, 1.2 the concurrency bit (§11).
+  const uint16_t known = adv.minor_version >= kConcurrentMinorVersion ? kKnownAdvertisementFlags12
+                         : adv.minor_version >= 1                   ? kKnownAdvertisementFlags11
+                                                                    : kKnownAdvertisementFlags;
   if (!newer && (adv.flags & ~known) != 0) {
     return h.Error(DecodeErrorKind::kReservedNonZero, kAdvFlags, adv.flags);
   }

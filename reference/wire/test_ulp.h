@@ -96,6 +96,12 @@ inline constexpr uint16_t kFlagCommit = 0x0008;               // target implemen
 inline constexpr uint16_t kFlagKeepMemory = 0x0010;           // honours kRequestKeepMemory
 inline constexpr uint16_t kKnownAdvertisementFlags = 0x001F;        // in 1.0
 inline constexpr uint16_t kKnownAdvertisementFlags11 = 0x003F;      // in 1.1 (kFlagCommands)
+// Convention 1.2 (docs/target-convention.md §10): the target serves
+// concurrent connections, each in a protection domain of its own; STags of
+// one connection are not valid on another. Set only with Minor Version >= 2.
+inline constexpr uint16_t kFlagConcurrentConnections = 0x0040;
+inline constexpr uint16_t kKnownAdvertisementFlags12 = kKnownAdvertisementFlags11 | kFlagConcurrentConnections;
+inline constexpr uint8_t kConcurrentMinorVersion = 2;  // the minor that defines the bit
 
 // Region Access (entry octet 16): the remote access rights the STag grants.
 inline constexpr uint8_t kAccessRemoteRead = 0x01;

@@ -734,5 +734,21 @@ TEST(TestUlpEvent, NewerMinorVersionMayAddTypesAndOctets) {
   ExpectEvError(b, DecodeErrorKind::kInvalidValue, "Event Type", 6);
 }
 
+// Convention §11: the concurrent-connections flag is a 1.2 bit. A 1.2
+// Advertisement carries it; a 1.0 or 1.1 one that sets it breaks the convention.
+TEST(TestUlpAdvertisement, ConcurrentConnectionsFlagNeedsMinorOne) {
+  Advertisement adv = ExampleAdvertisement();
+  adv.flags |= kFlagConcurrentConnections;
+  adv.minor_version = kConcurrentMinorVersion;
+  Result<Advertisement> r = DecodeAdvertisement(Encode(adv));
+  ASSERT_TRUE(r.ok()) << r.error().Describe();
+  EXPECT_TRUE(r->flags & kFlagConcurrentConnections);
+
+  adv.minor_version = 1;
+  Result<Advertisement> old = DecodeAdvertisement(Encode(adv));
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.error().kind, DecodeErrorKind::kReservedNonZero);
+}
+
 }  // namespace
 }  // namespace rdmapct::wire
