@@ -100,7 +100,7 @@ int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& co
   options.idle_timeout = std::chrono::seconds(cmd.idle_timeout_s);
   std::string host, port, error;
   if (!targets::SplitHostPort(cmd.connect, host, port, error)) {
-    std::fprintf(err, "%s--connect %s: %s\n", kPrefix, cmd.connect.c_str(), error.c_str());
+    Errorf(err, "serve", "--connect {}: {}", cmd.connect, error);
     return kExitUsage;
   }
   targets::InitiatorLogFn log;
@@ -125,7 +125,7 @@ int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& co
     ok = targets::RunTcpInitiator(target, options, g_stop_initiator, log, stats, error);
   }
   if (!ok) {
-    std::fprintf(err, "%s%s\n", kPrefix, error.c_str());
+    PrintError(err, "serve", error);
     return kExitUsage;
   }
   std::fprintf(err, "%sstopped: %llu connection(s), %llu octets in, %llu out\n", kPrefix,
