@@ -55,7 +55,14 @@ ReferenceTargetSession::~ReferenceTargetSession() {
     // OnPeerClosed/OnPeerReset stored the final contents already.
     Finish(/*release=*/true);
   }
+  ReleaseSlot();
+}
+
+// The connection is over once the peer closed or reset it: its slot (and
+// so its STags) may go to the next connection, even while this object lives.
+void ReferenceTargetSession::ReleaseSlot() {
   if (holds_slot_) target_.ReleaseSlot(serial_);
+  holds_slot_ = false;
 }
 
 // ---------------------------------------------------------------------------
@@ -585,12 +592,14 @@ void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
   peer_closed_ = true;
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerClosed);
   else Finish();
+  ReleaseSlot();
 }
 
 void ReferenceTargetSession::OnPeerReset() {
   peer_closed_ = true;
   if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
   else Finish();
+  ReleaseSlot();
 }
 
 // The target's side closes: the outcome is final and the memory goes back

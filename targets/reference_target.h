@@ -401,6 +401,7 @@ class ReferenceTargetSession {
   std::chrono::steady_clock::time_point reply_deadline_{};
   uint32_t slot_ = 0;
   bool holds_slot_ = false;
+  void ReleaseSlot();
   SessionPhase phase_ = SessionPhase::kAwaitingRequest;
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;

@@ -56,13 +56,24 @@ bool NeedsCommands(const model::FaultInfo& f) {
   return kNames.count(f.name) != 0;
 }
 
+// Faults that show only across two connections open at once (convention
+// §11). A fuzz session drives one connection (issue 20: sessions spanning
+// two connections are the next step); the conformance suite's concurrent
+// cases catch these (conformance/fault_matrix.tsv).
+bool NeedsConcurrentConnections(const model::FaultInfo& f) {
+  static const std::set<std::string> kNames = {"stag-across-connections", "terminate-tears-down-others"};
+  return kNames.count(f.name) != 0;
+}
+
 TEST(FaultSearch, EveryFaultSwitchIsFound) {
   int total = 0;
+  int searched = 0;
   for (const model::FaultInfo& info : model::AllFaults()) {
     // The fuzzer drives the target as MPA Responder; the Initiator faults
     // are proved caught by the conformance fault matrix (listen cases).
     if (model::InitiatorRoleOnly(info.fault)) continue;
-    if (NeedsCommands(info)) continue;
+    if (NeedsCommands(info) || NeedsConcurrentConnections(info)) continue;
+    ++searched;
     SearchOptions options;
     options.seed = 1;
     options.budget = 30000;
@@ -72,7 +83,7 @@ TEST(FaultSearch, EveryFaultSwitchIsFound) {
     EXPECT_FALSE(r.findings.empty()) << info.name << " not found in " << options.budget << " sessions";
     total += r.sessions;
   }
-  std::printf("all %zu faults found in %d sessions in all\n", model::AllFaults().size(), total);
+  std::printf("%d faults searched for in %d sessions in all\n", searched, total);
 }
 
 // Batches make the stream independent of the number of jobs: the same

@@ -124,7 +124,7 @@ TEST(ReferenceTargetCommands, UnsupportedAndLocallyInvalidCommandsCompleteWithou
 }
 
 TEST(ReferenceTargetCommands, AVersion10TargetDeliversACommandRecordAsAPlainSend) {
-  ReferenceTarget target(ReferenceTargetConfig{.commands = false});
+  ReferenceTarget target(ReferenceTargetConfig{.commands = false, .concurrent_connections = false});
   Initiator init(target, WithSuiteIrd(4));
   ASSERT_TRUE(init.Start());
   EXPECT_FALSE(init.advertisement().commands.has_value());

@@ -20,7 +20,7 @@ std::set<uint32_t> Stags(const wire::Advertisement& adv) {
   return s;
 }
 
-TEST(ReferenceConcurrent, AdvertisesTheFlagWithMinorVersionOne) {
+TEST(ReferenceConcurrent, AdvertisesTheFlagWithMinorVersionTwo) {
   ReferenceTarget target;
   Initiator a(target);
   ASSERT_TRUE(a.Start());
@@ -31,7 +31,8 @@ TEST(ReferenceConcurrent, AdvertisesTheFlagWithMinorVersionOne) {
   Initiator p(plain);
   ASSERT_TRUE(p.Start());
   EXPECT_FALSE(p.advertisement().flags & wire::kFlagConcurrentConnections);
-  EXPECT_EQ(p.advertisement().minor_version, 0);
+  // Still a 1.1 target (commands), just without the 1.2 flag.
+  EXPECT_EQ(p.advertisement().minor_version, wire::kTestUlpCommandsMinorVersion);
 }
 
 // REQ R5040-8.1.1-02: B's STags and A's are disjoint while both are open;
