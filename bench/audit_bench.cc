@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "capture/capture_builder.h"
-#include "pcaps/audit.h"
+#include "replay/audit.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"

@@ -8,7 +8,7 @@
 #include "cli/cli_replay.h"
 #include "cli/commands.h"
 #include "conformance/catalog.h"
-#include "pcaps/audit.h"
+#include "replay/audit.h"
 
 namespace rdmapct::cli {
 namespace {

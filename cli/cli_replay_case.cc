@@ -10,7 +10,7 @@
 #include "cli/cli_error.h"
 #include "cli/cli_replay.h"
 #include "cli/commands.h"
-#include "pcaps/as_case.h"
+#include "replay/as_case.h"
 
 namespace rdmapct::cli {
 namespace {

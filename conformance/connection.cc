@@ -12,7 +12,7 @@
 #include "reference/wire/mpa_markers.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/stream_decode.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::conformance {
 namespace {

@@ -26,7 +26,7 @@
 #include "reference/wire/mpa.h"
 #include "reference/wire/profile.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::conformance {
 

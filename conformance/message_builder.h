@@ -20,7 +20,7 @@
 #include "proto/case.pb.h"
 #include "reference/wire/bytes.h"
 #include "reference/wire/profile.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::conformance {
 

@@ -112,7 +112,7 @@ std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::st
     wire::SuiteRequest sreq;
     sreq.flags = c.keep_memory() ? wire::kRequestKeepMemory : 0;
     sreq.case_hash = wire::CaseHash(case_id);
-    if (extension) sreq.minor_version = wire::kTestUlpCommandsMinorVersion;
+    if (extension) sreq.minor_version = wire::kUlpConventionCommandsMinorVersion;
     wire::EncodeSuiteRequest(sreq, f.private_data);
     if (extension) wire::EncodeSuiteRequestExtension(*extension, f.private_data);
   }

@@ -35,7 +35,7 @@
 #include "conformance/connection.h"
 #include "conformance/result.h"
 #include "reference/wire/profile.h"
-#include "reference/wire/test_ulp_commands.h"
+#include "reference/wire/ulp_convention_commands.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {

@@ -14,9 +14,9 @@
 #include "conformance/matchers.h"
 #include "conformance/message_builder.h"
 #include "conformance/session.h"
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention_directive.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp_commands.h"
+#include "reference/wire/ulp_convention_commands.h"
 
 namespace rdmapct::conformance {
 

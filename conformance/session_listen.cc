@@ -10,7 +10,7 @@
 #include "conformance/session_internal.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 namespace rdmapct::conformance {
 namespace {

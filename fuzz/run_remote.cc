@@ -19,7 +19,7 @@
 #include "reference/model/faults.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/mpa.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "targets/target_uri.h"
 
 namespace rdmapct::fuzz {

@@ -23,7 +23,7 @@
 #include "reference/wire/opcodes.h"
 #include "reference/wire/profile.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::fuzz {
 

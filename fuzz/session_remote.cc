@@ -11,7 +11,7 @@
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::fuzz {
 

@@ -15,7 +15,7 @@
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "targets/reference_target.h"
 
 namespace rdmapct::fuzz {

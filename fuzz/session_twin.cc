@@ -7,7 +7,7 @@
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "targets/reference_target.h"
 
 namespace rdmapct::fuzz {

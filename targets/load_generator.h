@@ -44,7 +44,7 @@
 
 #include "reference/wire/bytes.h"
 #include "reference/wire/profile.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "targets/transport.h"
 
 namespace rdmapct::targets {

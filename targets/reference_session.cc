@@ -369,7 +369,7 @@ bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const 
   }
   if (config_.report_outcome) adv.previous = target_.previous_outcome();
   if (config_.commands) {
-    adv.minor_version = std::max(adv.minor_version, wire::kTestUlpCommandsMinorVersion);
+    adv.minor_version = std::max(adv.minor_version, wire::kUlpConventionCommandsMinorVersion);
     adv.commands = target_.previous_commands();
     adv.commands->supported = SupportedCommands();
   }

@@ -51,8 +51,8 @@
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/mpa_markers.h"
 #include "reference/wire/profile.h"
-#include "reference/wire/test_ulp.h"
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 namespace rdmapct::targets {
 

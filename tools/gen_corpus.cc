@@ -36,8 +36,8 @@
 #include "reference/wire/mpa_markers.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
-#include "reference/wire/test_ulp.h"
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 namespace {
 
@@ -281,7 +281,7 @@ void StartupFrameSeeds(Corpus& c) {
 }
 
 // ---------------------------------------------------------------------------
-// fuzz_test_ulp
+// fuzz_ulp_convention
 
 Advertisement ExampleAdvertisement(std::size_t regions, bool previous) {
   Advertisement adv;
@@ -305,7 +305,7 @@ Advertisement ExampleAdvertisement(std::size_t regions, bool previous) {
 }
 
 // Test-ULP 1.1: Command Records, the Suite Request extension, completions.
-void TestUlpCommandSeeds(Corpus& c, const std::string& dir) {
+void UlpConventionCommandSeeds(Corpus& c, const std::string& dir) {
   CommandRecord rec;
   for (uint8_t t = 1; t <= kMaxCommandType; ++t) {
     Command cmd;
@@ -343,8 +343,8 @@ void TestUlpCommandSeeds(Corpus& c, const std::string& dir) {
   Add(c, dir, "commands_block", blk);
 }
 
-void TestUlpSeeds(Corpus& c) {
-  const std::string dir = "fuzz_test_ulp";
+void UlpConventionSeeds(Corpus& c) {
+  const std::string dir = "fuzz_ulp_convention";
   auto adv_bytes = [](const Advertisement& adv) {
     Bytes b;
     (void)EncodeAdvertisement(adv, b);
@@ -363,7 +363,7 @@ void TestUlpSeeds(Corpus& c) {
   with_commands.minor_version = 1;
   with_commands.commands = CommandCapabilities{0x3FFE, 3, 4, 1, 2};
   Add(c, dir, "advertisement_1_1_commands", adv_bytes(with_commands));
-  TestUlpCommandSeeds(c, dir);
+  UlpConventionCommandSeeds(c, dir);
 
   // The same advertisement as a target's MPA Reply Private Data.
   MpaStartupFrame reply = Frame(true, 2, true, 4);
@@ -879,7 +879,7 @@ int main(int argc, char** argv) {
   DdpSegmentSeeds(c);
   TerminateSeeds(c);
   StartupFrameSeeds(c);
-  TestUlpSeeds(c);
+  UlpConventionSeeds(c);
   DeframerSeeds(c);
   ReassemblySeeds(c);
   FpduSeeds(c);

@@ -24,7 +24,7 @@
 #include "reference/wire/profile.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace {
 using namespace rdmapct::wire;

@@ -7,7 +7,7 @@
 #include "reference/wire/crc32c.h"
 #include "reference/wire/describe_internal.h"
 #include "reference/wire/hex.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::wire {
 namespace {

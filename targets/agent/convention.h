@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "reference/wire/bytes.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::agent {
 

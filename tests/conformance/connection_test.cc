@@ -11,7 +11,7 @@
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/mpa_markers.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::conformance {
 namespace {

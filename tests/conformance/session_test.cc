@@ -17,7 +17,7 @@
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
 

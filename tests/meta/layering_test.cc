@@ -51,7 +51,7 @@ const std::vector<Part>& Table() {
       // The harnesses may use the fuzz library, and the capture harnesses
       // (fuzz_pcap_reader, fuzz_tcp_reassembly) the capture layer.
       {"fuzz-harness", {"fuzz/fuzz_"}, {"wire", "model", TARGETS, "proto", "fuzz", "capture"}},
-      {"replay", {"pcaps/"}, {"wire", "model", TARGETS, "capture"}, true},
+      {"replay", {"replay/"}, {"wire", "model", TARGETS, "capture"}, true},
       {"cli", {"cli/"}, {LIBRARIES}, true},
       // Drivers outside the table: developer tools and benchmarks use the
       // libraries; tests may use anything.

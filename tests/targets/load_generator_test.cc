@@ -22,7 +22,7 @@
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "targets/reference_target.h"
 #include "targets/tcp.h"
 #include "targets/tcp_server.h"

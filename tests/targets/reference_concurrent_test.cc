@@ -32,7 +32,7 @@ TEST(ReferenceConcurrent, AdvertisesTheFlagWithMinorVersionTwo) {
   ASSERT_TRUE(p.Start());
   EXPECT_FALSE(p.advertisement().flags & wire::kFlagConcurrentConnections);
   // Still a 1.1 target (commands), just without the 1.2 flag.
-  EXPECT_EQ(p.advertisement().minor_version, wire::kTestUlpCommandsMinorVersion);
+  EXPECT_EQ(p.advertisement().minor_version, wire::kUlpConventionCommandsMinorVersion);
 }
 
 // REQ R5040-8.1.1-02: B's STags and A's are disjoint while both are open;

@@ -8,8 +8,8 @@
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention.h"
+#include "reference/wire/ulp_convention_directive.h"
 #include "targets/reference_target.h"
 
 namespace rdmapct::targets {

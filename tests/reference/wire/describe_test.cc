@@ -7,7 +7,7 @@
 
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/mpa_markers.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 #include "tests/reference/wire/mpa_figures.h"
 
 namespace rdmapct::wire {

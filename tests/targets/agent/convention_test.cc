@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::agent {
 namespace {

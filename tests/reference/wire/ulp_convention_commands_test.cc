@@ -2,12 +2,12 @@
 // Command Records, Command Completed events, the Suite Request extension and
 // the Advertisement's Commands block. Known-answer octets are written by hand
 // from the layout tables of the document.
-#include "reference/wire/test_ulp_commands.h"
+#include "reference/wire/ulp_convention_commands.h"
 
 #include <gtest/gtest.h>
 
 #include "reference/wire/crc32c.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::wire {
 namespace {
@@ -60,7 +60,7 @@ void ExpectError(const DecodeError& e, DecodeErrorKind kind, const std::string& 
   EXPECT_EQ(e.offset, offset) << e.Describe();
 }
 
-TEST(TestUlpCommandRecord, ExampleEncodesToKnownBytes) {
+TEST(UlpConventionCommandRecord, ExampleEncodesToKnownBytes) {
   Bytes out;
   ASSERT_TRUE(EncodeCommandRecord(ExampleRecord(), out).ok());
   EXPECT_EQ(out, ExampleBytes());
@@ -70,7 +70,7 @@ TEST(TestUlpCommandRecord, ExampleEncodesToKnownBytes) {
   EXPECT_TRUE(HasCommandRecordMagic(out));
 }
 
-TEST(TestUlpCommandRecord, EveryTypeRoundTrips) {
+TEST(UlpConventionCommandRecord, EveryTypeRoundTrips) {
   for (uint8_t t = 1; t <= kMaxCommandType; ++t) {
     CommandRecord rec;
     Command c;
@@ -95,7 +95,7 @@ TEST(TestUlpCommandRecord, EveryTypeRoundTrips) {
   }
 }
 
-TEST(TestUlpCommandRecord, Malformed) {
+TEST(UlpConventionCommandRecord, Malformed) {
   Bytes b = ExampleBytes();
   b[0] = 0x51;
   ExpectError(DecodeCommandRecord(b).error(), DecodeErrorKind::kInvalidValue, "Command Magic", 0);
@@ -140,7 +140,7 @@ TEST(TestUlpCommandRecord, Malformed) {
   ExpectError(DecodeCommandRecord(b, 100).error(), DecodeErrorKind::kInvalidValue, "Command Type", 108);
 }
 
-TEST(TestUlpCommandRecord, NewerMinorMayExtend) {
+TEST(UlpConventionCommandRecord, NewerMinorMayExtend) {
   Bytes b = ExampleBytes();
   b[5] = 2;
   b[9] = 0x80;           // a flag 1.2 may define
@@ -152,7 +152,7 @@ TEST(TestUlpCommandRecord, NewerMinorMayExtend) {
   EXPECT_EQ(r->commands[0].flags, 0x80);
 }
 
-TEST(TestUlpCommandRecord, EncoderRefusesWhatNoTargetCouldRead) {
+TEST(UlpConventionCommandRecord, EncoderRefusesWhatNoTargetCouldRead) {
   Bytes b;
   EXPECT_FALSE(EncodeCommandRecord(CommandRecord{}, b).ok());
   CommandRecord rec = ExampleRecord();
@@ -163,7 +163,7 @@ TEST(TestUlpCommandRecord, EncoderRefusesWhatNoTargetCouldRead) {
 // ---------------------------------------------------------------------------
 // Command Completed events (docs §7.3)
 
-TEST(TestUlpCompletion, KnownBytesAndRoundTrip) {
+TEST(UlpConventionCompletion, KnownBytesAndRoundTrip) {
   const Bytes moved = {'h', 'e', 'l', 'l', 'o'};
   const EventRecord ev =
       MakeCommandCompletedEvent(3, Completion{7, CommandType::kRdmaRead, CompletionStatus::kSuccess, 0}, moved);
@@ -185,7 +185,7 @@ TEST(TestUlpCompletion, KnownBytesAndRoundTrip) {
   EXPECT_EQ(c->type, CommandType::kRdmaRead);
 }
 
-TEST(TestUlpCompletion, FieldRules) {
+TEST(UlpConventionCompletion, FieldRules) {
   const Completion failed{9, CommandType::kRdmaWrite, CompletionStatus::kRemoteError, 10};
   Bytes b;
   EncodeEventRecord(MakeCommandCompletedEvent(1, failed, {}), b);
@@ -222,7 +222,7 @@ TEST(TestUlpCompletion, FieldRules) {
 // ---------------------------------------------------------------------------
 // Suite Request extension (docs §2.4) and Commands block (docs §7.4)
 
-TEST(TestUlpSuiteRequestExtension, KnownBytesAndRoundTrip) {
+TEST(UlpConventionSuiteRequestExtension, KnownBytesAndRoundTrip) {
   SuiteRequestExtension ext;
   ext.suite_ird = 4;
   ext.regions = {{0x5157e100, 0x0000530000000000, 0x10000, 0x1F}};
@@ -246,7 +246,7 @@ TEST(TestUlpSuiteRequestExtension, KnownBytesAndRoundTrip) {
   ExpectError(DecodeSuiteRequestExtension(b).error(), DecodeErrorKind::kInvalidValue, "Length", 16);
 }
 
-TEST(TestUlpCommandsBlock, AdvertisementCarriesIt) {
+TEST(UlpConventionCommandsBlock, AdvertisementCarriesIt) {
   Advertisement adv;
   adv.minor_version = 1;
   adv.ird = 4;

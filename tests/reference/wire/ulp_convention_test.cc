@@ -1,7 +1,7 @@
 // Tests of the test-ULP convention codec (docs/target-convention.md). The
 // known-answer octets are written by hand from the layout tables of the
 // document, field by field, not produced by the encoder.
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 #include <gtest/gtest.h>
 
@@ -121,12 +121,12 @@ Bytes Encode(const Advertisement& adv) {
 // ---------------------------------------------------------------------------
 // Advertisement: known answer, round trips, limits
 
-TEST(TestUlpAdvertisement, ExampleEncodesToKnownBytes) {
+TEST(UlpConventionAdvertisement, ExampleEncodesToKnownBytes) {
   EXPECT_EQ(Encode(ExampleAdvertisement()), kExampleBytes);
   EXPECT_EQ(kExampleBytes.size(), 228u);
 }
 
-TEST(TestUlpAdvertisement, ExampleDecodesFromKnownBytes) {
+TEST(UlpConventionAdvertisement, ExampleDecodesFromKnownBytes) {
   Result<Advertisement> r = DecodeAdvertisement(kExampleBytes);
   ASSERT_TRUE(r.ok()) << r.error().Describe();
   EXPECT_EQ(*r, ExampleAdvertisement());
@@ -135,14 +135,14 @@ TEST(TestUlpAdvertisement, ExampleDecodesFromKnownBytes) {
   EXPECT_EQ(r->previous->error_code, 0x06);
 }
 
-TEST(TestUlpAdvertisement, AppendsAfterExistingOctets) {
+TEST(UlpConventionAdvertisement, AppendsAfterExistingOctets) {
   Bytes out = {0xAA};
   ASSERT_TRUE(EncodeAdvertisement(ExampleAdvertisement(), out).ok());
   ASSERT_EQ(out.size(), 229u);
   EXPECT_EQ(Bytes(out.begin() + 1, out.end()), kExampleBytes);
 }
 
-TEST(TestUlpAdvertisement, RoundTripsEveryRegionCountUpToTheLimit) {
+TEST(UlpConventionAdvertisement, RoundTripsEveryRegionCountUpToTheLimit) {
   for (bool with_outcome : {false, true}) {
     std::size_t max = with_outcome ? kMaxRegionsWithOutcome : kMaxRegions;
     for (std::size_t n = 0; n <= max; ++n) {
@@ -169,7 +169,7 @@ TEST(TestUlpAdvertisement, RoundTripsEveryRegionCountUpToTheLimit) {
   }
 }
 
-TEST(TestUlpAdvertisement, EncoderRefusesMoreThan248Octets) {
+TEST(UlpConventionAdvertisement, EncoderRefusesMoreThan248Octets) {
   Advertisement adv;
   adv.regions.resize(kMaxRegions + 1);
   Bytes out;
@@ -186,7 +186,7 @@ TEST(TestUlpAdvertisement, EncoderRefusesMoreThan248Octets) {
   EXPECT_EQ(st.error().value, 24u + 24 * 9 + 12);
 }
 
-TEST(TestUlpAdvertisement, EncoderRefusesShortEntriesAndWideTerminateFields) {
+TEST(UlpConventionAdvertisement, EncoderRefusesShortEntriesAndWideTerminateFields) {
   Advertisement adv;
   adv.region_entry_length = 23;
   Bytes out;
@@ -204,7 +204,7 @@ TEST(TestUlpAdvertisement, EncoderRefusesShortEntriesAndWideTerminateFields) {
 // ---------------------------------------------------------------------------
 // Advertisement: every truncation and every invalid value
 
-TEST(TestUlpAdvertisement, EveryTruncationNamesTheMissingField) {
+TEST(UlpConventionAdvertisement, EveryTruncationNamesTheMissingField) {
   const std::vector<FieldAt> fields = ExampleFields();
   for (std::size_t len = 0; len < kExampleBytes.size(); ++len) {
     const FieldAt* want = nullptr;
@@ -220,7 +220,7 @@ TEST(TestUlpAdvertisement, EveryTruncationNamesTheMissingField) {
   }
 }
 
-TEST(TestUlpAdvertisement, HeaderInvalidValues) {
+TEST(UlpConventionAdvertisement, HeaderInvalidValues) {
   Bytes b = kExampleBytes;
   b[3] = 0x42;  // "RPCB"
   ExpectAdvError(b, DecodeErrorKind::kInvalidValue, "Advertisement Magic", 0);
@@ -248,7 +248,7 @@ TEST(TestUlpAdvertisement, HeaderInvalidValues) {
   ExpectAdvError(b, DecodeErrorKind::kInvalidValue, "Region Entry Length", 15);
 }
 
-TEST(TestUlpAdvertisement, RegionInvalidValues) {
+TEST(UlpConventionAdvertisement, RegionInvalidValues) {
   Bytes b = kExampleBytes;
   b[24 + 24 + 16] = 0x21;  // region 2: reserved access bit
   ExpectAdvError(b, DecodeErrorKind::kReservedNonZero, "Access", 64);
@@ -276,7 +276,7 @@ TEST(TestUlpAdvertisement, RegionInvalidValues) {
   ExpectAdvError(b, DecodeErrorKind::kInvalidValue, "STag", 72);
 }
 
-TEST(TestUlpAdvertisement, OutcomeInvalidValues) {
+TEST(UlpConventionAdvertisement, OutcomeInvalidValues) {
   Bytes b = kExampleBytes;
   b[220] = 5;  // Outcome
   ExpectAdvError(b, DecodeErrorKind::kInvalidValue, "Outcome", 220);
@@ -297,7 +297,7 @@ TEST(TestUlpAdvertisement, OutcomeInvalidValues) {
   EXPECT_TRUE(DecodeAdvertisement(b).ok());
 }
 
-TEST(TestUlpAdvertisement, TrailingOctetsAndOverlongInput) {
+TEST(UlpConventionAdvertisement, TrailingOctetsAndOverlongInput) {
   Bytes b = kExampleBytes;
   b.push_back(0);
   ExpectAdvError(b, DecodeErrorKind::kLengthMismatch, "Advertisement", 228);
@@ -313,7 +313,7 @@ TEST(TestUlpAdvertisement, TrailingOctetsAndOverlongInput) {
 
 // A 1.1 target may append fields and use bits 1.0 reserves; a 1.0 suite
 // reads what it knows and ignores the rest.
-TEST(TestUlpAdvertisement, NewerMinorVersionExtensionsAreIgnored) {
+TEST(UlpConventionAdvertisement, NewerMinorVersionExtensionsAreIgnored) {
   Advertisement adv = ExampleAdvertisement();
   adv.minor_version = 7;
   adv.flags |= 0x8000;
@@ -335,7 +335,7 @@ TEST(TestUlpAdvertisement, NewerMinorVersionExtensionsAreIgnored) {
   ExpectAdvError(b, DecodeErrorKind::kTruncated, "Region Entry", 24 + 28);
 }
 
-TEST(TestUlpAdvertisement, PrivateDataWithAndWithoutRfc6581Word) {
+TEST(UlpConventionAdvertisement, PrivateDataWithAndWithoutRfc6581Word) {
   Bytes pd = {0x80, 0x08, 0x00, 0x08};  // A=1, IRD 8, ORD 8 (not interpreted here)
   pd.insert(pd.end(), kExampleBytes.begin(), kExampleBytes.end());
   Result<Advertisement> r = DecodeAdvertisementFromPrivateData(pd, true);
@@ -373,7 +373,7 @@ const Bytes kKeepMemoryRequest = {
     0xb7, 0xa3, 0x84, 0x34,  // CRC-32C("rfc5040/7.2/read-req-invalid-src-stag")
 };
 
-TEST(TestUlpSuiteRequest, KnownAnswerAndRoundTrip) {
+TEST(UlpConventionSuiteRequest, KnownAnswerAndRoundTrip) {
   EXPECT_EQ(CaseHash("rfc5040/7.2/read-req-invalid-src-stag"), 0xb7a38434u);
   EXPECT_EQ(CaseHash(""), 0u);
   SuiteRequest req{1, 0, kRequestKeepMemory, CaseHash("rfc5040/7.2/read-req-invalid-src-stag")};
@@ -390,7 +390,7 @@ TEST(TestUlpSuiteRequest, KnownAnswerAndRoundTrip) {
   EXPECT_TRUE(DecodeSuiteRequest(longer).ok());
 }
 
-TEST(TestUlpSuiteRequest, EveryTruncationAndInvalidValue) {
+TEST(UlpConventionSuiteRequest, EveryTruncationAndInvalidValue) {
   const std::vector<FieldAt> fields = {{"Request Magic", 0, 4}, {"Major Version", 4, 1},
                                        {"Minor Version", 5, 1}, {"Request Flags", 6, 2},
                                        {"Case Hash", 8, 4}};
@@ -430,7 +430,7 @@ TEST(TestUlpSuiteRequest, EveryTruncationAndInvalidValue) {
 // ---------------------------------------------------------------------------
 // Memory pattern and region roles
 
-TEST(TestUlpPattern, KnownBytes) {
+TEST(UlpConventionPattern, KnownBytes) {
   // (0x9D*x + 0x3B*(x>>8) + 0x65*m + 0x11) mod 256, by hand.
   EXPECT_EQ(PatternByte(0, 0), 0x11);
   EXPECT_EQ(PatternByte(0, 1), 0xAE);
@@ -443,7 +443,7 @@ TEST(TestUlpPattern, KnownBytes) {
   EXPECT_EQ(PatternByte(1, 0x2000), 0xD6);
 }
 
-TEST(TestUlpPattern, ConsecutiveBlocksDifferSoShiftedDataIsVisible) {
+TEST(UlpConventionPattern, ConsecutiveBlocksDifferSoShiftedDataIsVisible) {
   // Every 256-octet block is a permutation, and neighbouring blocks differ.
   for (uint64_t block = 0; block < 64; ++block) {
     bool seen[256] = {};
@@ -453,7 +453,7 @@ TEST(TestUlpPattern, ConsecutiveBlocksDifferSoShiftedDataIsVisible) {
   }
 }
 
-TEST(TestUlpPattern, AliasesAgreeThroughTheMemoryObjectOffset) {
+TEST(UlpConventionPattern, AliasesAgreeThroughTheMemoryObjectOffset) {
   Advertisement adv = ExampleAdvertisement();
   const AdvertisedRegion& rw = adv.regions[0];
   const AdvertisedRegion& ro = adv.regions[1];
@@ -466,7 +466,7 @@ TEST(TestUlpPattern, AliasesAgreeThroughTheMemoryObjectOffset) {
   EXPECT_EQ(RegionPattern(adv.regions[5], 1, 2), p);
 }
 
-TEST(TestUlpRoles, ExampleFillsEveryRole) {
+TEST(UlpConventionRoles, ExampleFillsEveryRole) {
   const Advertisement adv = ExampleAdvertisement();
   const std::pair<RegionRole, uint32_t> want[] = {
       {RegionRole::kReadWrite, 0x1a01}, {RegionRole::kReadOnly, 0x1b02},
@@ -489,7 +489,7 @@ TEST(TestUlpRoles, ExampleFillsEveryRole) {
                                               "COMMIT flag"}));
 }
 
-TEST(TestUlpRoles, SelectionRulesExcludeSpecialRegions) {
+TEST(UlpConventionRoles, SelectionRulesExcludeSpecialRegions) {
   Advertisement adv;
   // An invalidatable R/W region is never "rw"; a misaligned atomic region is
   // never "atomic"; a foreign R/W region is never "rw".
@@ -517,7 +517,7 @@ TEST(TestUlpRoles, SelectionRulesExcludeSpecialRegions) {
                          "Keep Memory flag", "previous-connection outcome block"}));
 }
 
-TEST(TestUlpRoles, ReadableViewCoversTheWholeRange) {
+TEST(UlpConventionRoles, ReadableViewCoversTheWholeRange) {
   const Advertisement adv = ExampleAdvertisement();
   // The foreign STag's memory is readable through rw (object 1).
   EXPECT_EQ(FindReadableView(adv, 1, 0x5000, 0x800)->stag, 0x1a01u);
@@ -528,7 +528,7 @@ TEST(TestUlpRoles, ReadableViewCoversTheWholeRange) {
   EXPECT_EQ(FindReadableView(adv, 3, 0, 1), nullptr);
 }
 
-TEST(TestUlpRoles, NamesRoundTrip) {
+TEST(UlpConventionRoles, NamesRoundTrip) {
   for (std::size_t i = 0; i < kRegionRoleCount; ++i) {
     RegionRole role = static_cast<RegionRole>(i);
     EXPECT_EQ(ParseRegionRole(RegionRoleName(role)), role);
@@ -570,7 +570,7 @@ void ExpectEvError(const Bytes& b, DecodeErrorKind kind, const std::string& fiel
   ExpectError(r.error(), kind, field, offset);
 }
 
-TEST(TestUlpEvent, SendEventKnownAnswer) {
+TEST(UlpConventionEvent, SendEventKnownAnswer) {
   EventRecord ev = MakeSendEvent(1, Hello(), std::nullopt, std::nullopt);
   EXPECT_EQ(ev.digest, 0x9a71bb4cu);
   EXPECT_EQ(EncodeEv(ev), kHelloEvent);
@@ -581,7 +581,7 @@ TEST(TestUlpEvent, SendEventKnownAnswer) {
   EXPECT_FALSE(HasEventRecordMagic(kExampleBytes));
 }
 
-TEST(TestUlpEvent, SendWithSolicitedEventAndInvalidateKnownAnswer) {
+TEST(UlpConventionEvent, SendWithSolicitedEventAndInvalidateKnownAnswer) {
   EventRecord ev = MakeSendEvent(7, Bytes{}, true, 0x00002e05);
   const Bytes want = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x07,
                       0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00,
@@ -595,7 +595,7 @@ TEST(TestUlpEvent, SendWithSolicitedEventAndInvalidateKnownAnswer) {
   EXPECT_EQ(MakeSendEvent(1, Bytes{}, false, std::nullopt).flags, kEventSolicitedKnown);
 }
 
-TEST(TestUlpEvent, ImmediateDataAndCompletionErrorKnownAnswers) {
+TEST(UlpConventionEvent, ImmediateDataAndCompletionErrorKnownAnswers) {
   const Bytes imm = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x02, 0x03,
                      0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,
                      0x00, 0x00, 0x00, 0x00, 0x01, 0x23, 0x45, 0x67,
@@ -616,7 +616,7 @@ TEST(TestUlpEvent, ImmediateDataAndCompletionErrorKnownAnswers) {
   EXPECT_EQ(r->value & 0xFFFFFFFF, 10u);
 }
 
-TEST(TestUlpEvent, LongPayloadKeepsA64OctetPrefixAndTheFullDigest) {
+TEST(UlpConventionEvent, LongPayloadKeepsA64OctetPrefixAndTheFullDigest) {
   Bytes payload(1000);
   for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<uint8_t>(i * 7);
   EventRecord ev = MakeSendEvent(4, payload, std::nullopt, std::nullopt);
@@ -629,7 +629,7 @@ TEST(TestUlpEvent, LongPayloadKeepsA64OctetPrefixAndTheFullDigest) {
   EXPECT_EQ(*r, ev);
 }
 
-TEST(TestUlpEvent, EveryTruncationNamesTheMissingField) {
+TEST(UlpConventionEvent, EveryTruncationNamesTheMissingField) {
   const std::vector<FieldAt> fields = {
       {"Event Magic", 0, 4}, {"Major Version", 4, 1}, {"Minor Version", 5, 1},
       {"Event Type", 6, 1}, {"Event Flags", 7, 1}, {"Sequence Number", 8, 4},
@@ -658,7 +658,7 @@ struct EventMutation {
   std::size_t offset;
 };
 
-TEST(TestUlpEvent, InvalidValuesOfASendEvent) {
+TEST(UlpConventionEvent, InvalidValuesOfASendEvent) {
   const EventMutation cases[] = {
       {"magic", 0, 0x00, DecodeErrorKind::kInvalidValue, "Event Magic", 0},
       {"major 2", 4, 0x02, DecodeErrorKind::kInvalidValue, "Major Version", 4},
@@ -685,7 +685,7 @@ TEST(TestUlpEvent, InvalidValuesOfASendEvent) {
   ExpectEvError(b, DecodeErrorKind::kLengthMismatch, "Event Record", 41);
 }
 
-TEST(TestUlpEvent, InvalidValuesOfOtherTypes) {
+TEST(UlpConventionEvent, InvalidValuesOfOtherTypes) {
   const Bytes imm = EncodeEv(MakeImmediateDataEvent(2, 5, std::nullopt));
   const Bytes err = EncodeEv(MakeCompletionErrorEvent(3, ErrorSource::kAsyncEvent, 1));
   struct Case {
@@ -717,7 +717,7 @@ TEST(TestUlpEvent, InvalidValuesOfOtherTypes) {
   }
 }
 
-TEST(TestUlpEvent, NewerMinorVersionMayAddTypesAndOctets) {
+TEST(UlpConventionEvent, NewerMinorVersionMayAddTypesAndOctets) {
   Bytes b = kHelloEvent;
   b[5] = 2;     // minor 2 (newer than the decoder's 1.1)
   b[6] = 0x09;  // a type 1.0 does not know
@@ -736,7 +736,7 @@ TEST(TestUlpEvent, NewerMinorVersionMayAddTypesAndOctets) {
 
 // Convention §11: the concurrent-connections flag is a 1.2 bit. A 1.2
 // Advertisement carries it; a 1.0 or 1.1 one that sets it breaks the convention.
-TEST(TestUlpAdvertisement, ConcurrentConnectionsFlagNeedsMinorOne) {
+TEST(UlpConventionAdvertisement, ConcurrentConnectionsFlagNeedsMinorOne) {
   Advertisement adv = ExampleAdvertisement();
   adv.flags |= kFlagConcurrentConnections;
   adv.minor_version = kConcurrentMinorVersion;

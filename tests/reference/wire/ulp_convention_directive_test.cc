@@ -1,5 +1,5 @@
 // The Connect Directive codec (docs/target-convention.md §10.2).
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 #include <gtest/gtest.h>
 

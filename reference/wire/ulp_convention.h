@@ -29,7 +29,7 @@
 
 #include "reference/wire/bytes.h"
 #include "reference/wire/result.h"
-#include "reference/wire/test_ulp_commands.h"
+#include "reference/wire/ulp_convention_commands.h"
 
 namespace rdmapct::wire {
 
@@ -38,9 +38,9 @@ namespace rdmapct::wire {
 // version may append octets and define bits that were reserved; a decoder
 // ignores those only when the minor version is newer than its own, and
 // rejects them otherwise (they would be a target bug).
-inline constexpr uint8_t kTestUlpMajorVersion = 1;
-inline constexpr uint8_t kTestUlpMinorVersion = 0;
-// (The decoders know 1.1, kTestUlpKnownMinorVersion in test_ulp_commands.h:
+inline constexpr uint8_t kUlpConventionMajorVersion = 1;
+inline constexpr uint8_t kUlpConventionMinorVersion = 0;
+// (The decoders know 1.1, kUlpConventionKnownMinorVersion in ulp_convention_commands.h:
 // "newer" means newer than that.)
 
 // "RPCA", "RPCE", "RPCR": printable, so a hexdump or a capture shows them.
@@ -159,8 +159,8 @@ struct PreviousOutcome {
 };
 
 struct Advertisement {
-  uint8_t major_version = kTestUlpMajorVersion;
-  uint8_t minor_version = kTestUlpMinorVersion;
+  uint8_t major_version = kUlpConventionMajorVersion;
+  uint8_t minor_version = kUlpConventionMinorVersion;
   uint16_t flags = 0;  // kFlag*; the encoder derives kFlagPreviousOutcome from `previous`
   uint16_t ird = 0;    // inbound RDMA Read Requests the target accepts at once
   uint16_t ord = 0;    // outbound RDMA Read Requests (informational in 1.0)
@@ -266,8 +266,8 @@ inline constexpr uint8_t kKnownEventFlags = 0x07;
 enum class ErrorSource : uint8_t { kReceiveQueue = 1, kSendQueue = 2, kAsyncEvent = 3 };
 
 struct EventRecord {
-  uint8_t major_version = kTestUlpMajorVersion;
-  uint8_t minor_version = kTestUlpMinorVersion;
+  uint8_t major_version = kUlpConventionMajorVersion;
+  uint8_t minor_version = kUlpConventionMinorVersion;
   EventType type = EventType::kSendDelivered;
   uint8_t flags = 0;
   uint32_t sequence = 0;          // 1, 2, ... per connection = the Send's QN 0 MSN

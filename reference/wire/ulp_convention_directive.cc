@@ -1,4 +1,4 @@
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 #include <algorithm>
 

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "capture/tcp_reassembly.h"
-#include "pcaps/audit.h"
+#include "replay/audit.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::replay {
 namespace {

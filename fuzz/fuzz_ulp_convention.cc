@@ -1,11 +1,11 @@
-// Test-ULP convention decoders (docs/target-convention.md; test_ulp.h and,
-// for 1.1, test_ulp_commands.h):
+// Test-ULP convention decoders (docs/target-convention.md; ulp_convention.h and,
+// for 1.1, ulp_convention_commands.h):
 // the Advertisement a target puts in its MPA Reply Private Data and the
 // Event Records it sends come from the target under test; the Suite Request
 // is what a target reads from the suite's MPA Request, with its 1.1
 // extension; a Command Record is what a target's ULP executes; the Connect
 // Directive is what a target as MPA Initiator reads from a rejecting Reply
-// (test_ulp_directive.h). All are untrusted.
+// (ulp_convention_directive.h). All are untrusted.
 //
 // Every decoder runs on the whole input (the magics keep them apart), and,
 // when the input is an MPA Reply, on its Private Data as the suite does.
@@ -26,8 +26,8 @@
 
 #include "fuzz/support.h"
 #include "reference/wire/mpa.h"
-#include "reference/wire/test_ulp.h"
-#include "reference/wire/test_ulp_directive.h"
+#include "reference/wire/ulp_convention.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 namespace {
 
@@ -73,13 +73,13 @@ void CheckAdvertisement(ByteSpan in) {
     const Advertisement& adv = *r;
     FUZZ_CHECK(*plain == adv);
     FUZZ_CHECK(HasAdvertisementMagic(in));
-    FUZZ_CHECK(adv.major_version == kTestUlpMajorVersion);
+    FUZZ_CHECK(adv.major_version == kUlpConventionMajorVersion);
     FUZZ_CHECK(in.size() <= kAdvertisementMaxLength);
     FUZZ_CHECK(!(adv.flags & kFlagPreviousOutcome));   // carried by `previous`
     static Bytes enc;
     enc.clear();
     const Status st = EncodeAdvertisement(adv, enc);
-    if (adv.minor_version <= kTestUlpKnownMinorVersion) {
+    if (adv.minor_version <= kUlpConventionKnownMinorVersion) {
       FUZZ_CHECK(st.ok() && SameBytes(enc, in));
     }
     if (st.ok()) {
@@ -106,12 +106,12 @@ void CheckEventRecord(ByteSpan in) {
   }
   const EventRecord& ev = *r;
   FUZZ_CHECK(HasEventRecordMagic(in));
-  FUZZ_CHECK(ev.major_version == kTestUlpMajorVersion);
+  FUZZ_CHECK(ev.major_version == kUlpConventionMajorVersion);
   FUZZ_CHECK(ev.prefix.size() <= in.size() - kEventRecordHeaderLength);
   static Bytes enc;
   enc.clear();
   EncodeEventRecord(ev, enc);
-  if (ev.minor_version <= kTestUlpKnownMinorVersion) {
+  if (ev.minor_version <= kUlpConventionKnownMinorVersion) {
     FUZZ_CHECK(SameBytes(enc, in));
     FUZZ_CHECK(ev.prefix.size() <= kEventPrefixMax && ev.prefix.size() == std::min<std::size_t>(ev.length, kEventPrefixMax));
   }
@@ -127,12 +127,12 @@ void CheckSuiteRequest(ByteSpan in) {
     CheckErrorInside(r.error(), 0, in.size());
     return;
   }
-  FUZZ_CHECK(in.size() >= kSuiteRequestLength && r->major_version == kTestUlpMajorVersion);
+  FUZZ_CHECK(in.size() >= kSuiteRequestLength && r->major_version == kUlpConventionMajorVersion);
   static Bytes enc;
   enc.clear();
   EncodeSuiteRequest(*r, enc);
   FUZZ_CHECK(enc.size() == kSuiteRequestLength);
-  if (r->minor_version <= kTestUlpKnownMinorVersion) FUZZ_CHECK(SameBytes(enc, in.first(kSuiteRequestLength)));
+  if (r->minor_version <= kUlpConventionKnownMinorVersion) FUZZ_CHECK(SameBytes(enc, in.first(kSuiteRequestLength)));
   auto again = DecodeSuiteRequest(enc);
   FUZZ_CHECK(again.ok() && *again == *r);
   // 1.1: the extension after the 12 octets, as a target reads it.
@@ -162,7 +162,7 @@ void CheckCommandRecord(ByteSpan in) {
   static Bytes enc;
   enc.clear();
   FUZZ_CHECK(EncodeCommandRecord(*r, enc).ok());
-  if (r->minor_version == kTestUlpKnownMinorVersion) {
+  if (r->minor_version == kUlpConventionKnownMinorVersion) {
     FUZZ_CHECK(SameBytes(enc, in));
     for (const Command& c : r->commands) FUZZ_CHECK(CommandTypeName(c.type) != "unknown command");
   }

@@ -1,4 +1,4 @@
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 #include <algorithm>
 #include <limits>
@@ -208,11 +208,11 @@ Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
 Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
   Advertisement adv;
   adv.major_version = static_cast<uint8_t>(h.Get(kAdvMajor));
-  if (adv.major_version != kTestUlpMajorVersion) {
+  if (adv.major_version != kUlpConventionMajorVersion) {
     return h.Error(DecodeErrorKind::kInvalidValue, kAdvMajor, adv.major_version);
   }
   adv.minor_version = static_cast<uint8_t>(h.Get(kAdvMinor));
-  const bool newer = adv.minor_version > kTestUlpKnownMinorVersion;
+  const bool newer = adv.minor_version > kUlpConventionKnownMinorVersion;
   adv.flags = static_cast<uint16_t>(h.Get(kAdvFlags));
   // Bits 1.0 calls reserved: 1.1 defines kFlagCommands, 1.2 the concurrency bit (§11).
   const uint16_t known = adv.minor_version >= kConcurrentMinorVersion ? kKnownAdvertisementFlags12
@@ -258,12 +258,12 @@ Result<SuiteRequest> DecodeSuiteRequest(ByteSpan data, std::size_t base_offset) 
   if (auto trunc = b.FirstTruncated(kRequestFields)) return *trunc;
   SuiteRequest req;
   req.major_version = static_cast<uint8_t>(b.Get(kReqMajor));
-  if (req.major_version != kTestUlpMajorVersion) {
+  if (req.major_version != kUlpConventionMajorVersion) {
     return b.Error(DecodeErrorKind::kInvalidValue, kReqMajor, req.major_version);
   }
   req.minor_version = static_cast<uint8_t>(b.Get(kReqMinor));
   req.flags = static_cast<uint16_t>(b.Get(kReqFlags));
-  if (req.minor_version <= kTestUlpKnownMinorVersion && (req.flags & ~kKnownRequestFlags) != 0) {
+  if (req.minor_version <= kUlpConventionKnownMinorVersion && (req.flags & ~kKnownRequestFlags) != 0) {
     return b.Error(DecodeErrorKind::kReservedNonZero, kReqFlags, req.flags);
   }
   req.case_hash = static_cast<uint32_t>(b.Get(kReqCaseHash));
@@ -282,7 +282,7 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
     return DecodeError{DecodeErrorKind::kInvalidValue, kAdvEntryLength.name, kAdvEntryLength.offset,
                        adv.region_entry_length};
   }
-  if (adv.commands && adv.minor_version < kTestUlpCommandsMinorVersion) {
+  if (adv.commands && adv.minor_version < kUlpConventionCommandsMinorVersion) {
     return DecodeError{DecodeErrorKind::kInvalidValue, kAdvMinor.name, kAdvMinor.offset, adv.minor_version};
   }
   if (adv.regions.size() > 0xFF || AdvertisementLength(adv) > kAdvertisementMaxLength) {
@@ -347,7 +347,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
   }
   // The version decides how the rest is read, so check it before the
   // remaining header fields are known to be present.
-  if (data.size() > kAdvMajor.offset && data[kAdvMajor.offset] != kTestUlpMajorVersion) {
+  if (data.size() > kAdvMajor.offset && data[kAdvMajor.offset] != kUlpConventionMajorVersion) {
     return h.Error(DecodeErrorKind::kInvalidValue, kAdvMajor, data[kAdvMajor.offset]);
   }
   if (auto trunc = h.FirstTruncated(kAdvHeaderFields)) return *trunc;
@@ -358,7 +358,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
                        base_offset + kAdvertisementMaxLength, data.size()};
   }
   Advertisement adv = std::move(header).value();
-  const bool newer = adv.minor_version > kTestUlpKnownMinorVersion;
+  const bool newer = adv.minor_version > kUlpConventionKnownMinorVersion;
 
   const std::size_t count = h.Get(kAdvRegionCount);
   std::size_t at = kAdvertisementHeaderLength;
@@ -384,7 +384,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
     adv.previous = *prev;
     at += kPreviousOutcomeLength;
   }
-  if ((adv.flags & kFlagCommands) && adv.minor_version >= kTestUlpCommandsMinorVersion) {
+  if ((adv.flags & kFlagCommands) && adv.minor_version >= kUlpConventionCommandsMinorVersion) {
     Result<CommandCapabilities> caps = DecodeCommandsBlock(data.subspan(std::min(at, data.size())), base_offset + at, newer);
     if (!caps.ok()) return caps.error();
     adv.commands = *caps;
@@ -607,7 +607,7 @@ EventRecord MakeCompletionErrorEvent(uint32_t sequence, ErrorSource source, uint
 
 EventRecord MakeCommandCompletedEvent(uint32_t sequence, const Completion& c, ByteSpan moved) {
   EventRecord ev;
-  ev.minor_version = kTestUlpCommandsMinorVersion;
+  ev.minor_version = kUlpConventionCommandsMinorVersion;
   ev.type = EventType::kCommandCompleted;
   ev.sequence = sequence;
   ev.invalidated_stag = c.command_id;
@@ -700,15 +700,15 @@ Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
     if (data.size() < kEvMagic.width) return *b.FirstTruncated(kEventFields);
     return b.Error(DecodeErrorKind::kInvalidValue, kEvMagic, LoadBe32(data.data()));
   }
-  if (data.size() > kEvMajor.offset && data[kEvMajor.offset] != kTestUlpMajorVersion) {
+  if (data.size() > kEvMajor.offset && data[kEvMajor.offset] != kUlpConventionMajorVersion) {
     return b.Error(DecodeErrorKind::kInvalidValue, kEvMajor, data[kEvMajor.offset]);
   }
   if (auto trunc = b.FirstTruncated(kEventFields)) return *trunc;
   EventRecord ev;
   ev.minor_version = static_cast<uint8_t>(b.Get(kEvMinor));
-  const bool newer = ev.minor_version > kTestUlpKnownMinorVersion;
+  const bool newer = ev.minor_version > kUlpConventionKnownMinorVersion;
   const uint64_t type = b.Get(kEvType);
-  const uint8_t max_type = ev.minor_version >= kTestUlpCommandsMinorVersion ? kMaxEventType11 : kMaxEventType;
+  const uint8_t max_type = ev.minor_version >= kUlpConventionCommandsMinorVersion ? kMaxEventType11 : kMaxEventType;
   if (type == 0 || (!newer && type > max_type)) {
     return b.Error(DecodeErrorKind::kInvalidValue, kEvType, type);
   }

@@ -13,7 +13,7 @@
 //    Command Types the target executes and what happened to the commands of
 //    its previous connection (failed, flushed).
 //
-// Pure codecs like test_ulp.h: big-endian, no state, errors name the
+// Pure codecs like ulp_convention.h: big-endian, no state, errors name the
 // convention's field and the octet offset (plus base_offset).
 #pragma once
 
@@ -32,10 +32,10 @@ namespace rdmapct::wire {
 struct AdvertisedRegion;
 
 // The newest minor version the decoders of this codec know (1.1). Encoders
-// of 1.0 layouts keep writing minor 0 (kTestUlpMinorVersion); a block that
+// of 1.0 layouts keep writing minor 0 (kUlpConventionMinorVersion); a block that
 // uses a 1.1 feature carries minor 1.
-inline constexpr uint8_t kTestUlpKnownMinorVersion = 1;
-inline constexpr uint8_t kTestUlpCommandsMinorVersion = 1;
+inline constexpr uint8_t kUlpConventionKnownMinorVersion = 1;
+inline constexpr uint8_t kUlpConventionCommandsMinorVersion = 1;
 
 // "RPCC": starts a Command Record.
 inline constexpr std::array<uint8_t, 4> kCommandRecordMagic = {0x52, 0x50, 0x43, 0x43};
@@ -86,7 +86,7 @@ struct Command {
 
 struct CommandRecord {
   uint8_t major_version = 1;
-  uint8_t minor_version = kTestUlpCommandsMinorVersion;
+  uint8_t minor_version = kUlpConventionCommandsMinorVersion;
   uint8_t entry_length = kCommandEntryLength;  // >= 72; 72 in 1.1
   std::vector<Command> commands;               // 1..255, posted in this order
   friend bool operator==(const CommandRecord&, const CommandRecord&) = default;

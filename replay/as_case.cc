@@ -1,4 +1,4 @@
-#include "pcaps/as_case.h"
+#include "replay/as_case.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -8,7 +8,7 @@
 #include "reference/wire/hex.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::replay {
 namespace {
@@ -174,7 +174,7 @@ AsCaseResult CaptureAsCase(const std::string& path, const AsCaseOptions& options
   std::string t = "# Written by `rdmapct replay " + path + " --as-case` from connection " +
                   std::to_string(collector.index_) +
                   ": the Initiator's ULPDUs as captured, the Responder's\n"
-                  "# answers as expectations (pcaps/as_case.h). Run with:\n"
+                  "# answers as expectations (replay/as_case.h). Run with:\n"
                   "#   rdmapct conform --script THIS_FILE --target tcp://HOST:PORT --profile " +
                   std::string(wire::ProfileName(options.profile)) + "\n";
   t += "case {\n  id: \"replay/" + stem + "/connection-" + std::to_string(collector.index_) + "\"\n";

@@ -1,4 +1,4 @@
-#include "pcaps/audit.h"
+#include "replay/audit.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,7 +8,7 @@
 
 #include "reference/model/endpoint.h"
 #include "reference/model/terminate_map.h"
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::replay {
 namespace {

@@ -1,8 +1,8 @@
-#include "reference/wire/test_ulp_commands.h"
+#include "reference/wire/ulp_convention_commands.h"
 
 #include <algorithm>
 
-#include "reference/wire/test_ulp.h"
+#include "reference/wire/ulp_convention.h"
 
 namespace rdmapct::wire {
 namespace {
@@ -217,14 +217,14 @@ Result<CommandRecord> DecodeCommandRecord(ByteSpan data, std::size_t base) {
   if (auto t = FirstTruncated(data, 0, base, kCmdHeaderFields)) return *t;
   CommandRecord rec;
   rec.major_version = static_cast<uint8_t>(Get(data, 0, kCmdMajor));
-  if (rec.major_version != kTestUlpMajorVersion) {
+  if (rec.major_version != kUlpConventionMajorVersion) {
     return Err(DecodeErrorKind::kInvalidValue, kCmdMajor, 0, base, rec.major_version);
   }
   rec.minor_version = static_cast<uint8_t>(Get(data, 0, kCmdMinor));
-  if (rec.minor_version < kTestUlpCommandsMinorVersion) {  // records exist since 1.1
+  if (rec.minor_version < kUlpConventionCommandsMinorVersion) {  // records exist since 1.1
     return Err(DecodeErrorKind::kInvalidValue, kCmdMinor, 0, base, rec.minor_version);
   }
-  const bool newer = rec.minor_version > kTestUlpKnownMinorVersion;
+  const bool newer = rec.minor_version > kUlpConventionKnownMinorVersion;
   const std::size_t count = Get(data, 0, kCmdCount);
   if (count == 0) return Err(DecodeErrorKind::kInvalidValue, kCmdCount, 0, base, 0);
   rec.entry_length = static_cast<uint8_t>(Get(data, 0, kCmdEntryLength));
