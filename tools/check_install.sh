@@ -6,16 +6,33 @@
 # `conform --profile commit` against the reference target. Also checks the
 # installed layout and that a plugin author's find_package(rdmapct) and
 # pkg-config work. Nothing is removed from the source tree.
-# Usage: check_install.sh BUILD_DIR SOURCE_DIR
+# With --deb (CTest install_deb) the tree comes from the Debian package
+# instead: cpack builds the .deb, its control fields are checked, and
+# `dpkg-deb -x` unpacks it into the scratch directory (what `dpkg -i` would
+# put under /, without needing root); the same checks follow.
+# Usage: check_install.sh BUILD_DIR SOURCE_DIR [--deb]
 set -euo pipefail
 build=$(cd "$1" && pwd -P)
 src=$(cd "$2" && pwd -P)
+mode=${3:-}
 scratch=$(mktemp -d /tmp/rdmapct-install.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 prefix=$scratch/prefix
 fail() { echo "check_install: $*" >&2; exit 1; }
 
-cmake --install "$build" --prefix "$prefix" >/dev/null
+if [ "$mode" = --deb ]; then
+  (cd "$scratch" && cpack -G DEB --config "$build/CPackConfig.cmake" -B "$scratch/pkg" >"$scratch/cpack.log" 2>&1) ||
+    { tail -20 "$scratch/cpack.log" >&2; fail "cpack -G DEB failed"; }
+  deb=$(ls "$scratch"/pkg/rdmapct_*.deb 2>/dev/null | head -n 1)
+  [ -n "$deb" ] || fail "cpack wrote no rdmapct_*.deb"
+  [ "$(dpkg-deb -f "$deb" Package)" = rdmapct ] || fail "$deb: Package is not rdmapct"
+  dpkg-deb -f "$deb" Depends | grep -q 'libpcap' || fail "$deb: Depends does not name libpcap"
+  dpkg-deb -x "$deb" "$scratch/root"
+  prefix=$scratch/root/usr
+  [ -x "$prefix/bin/rdmapct" ] || fail "$deb: no usr/bin/rdmapct"
+else
+  cmake --install "$build" --prefix "$prefix" >/dev/null
+fi
 for f in bin/rdmapct share/rdmapct/conformance/requirements.tsv share/rdmapct/conformance/cases \
          share/rdmapct/docs/decisions.md include/rdmapct/rdmapct_target_plugin.h \
          lib/cmake/rdmapct/rdmapctConfig.cmake share/pkgconfig/rdmapct.pc \
@@ -81,4 +98,4 @@ cmake --build "$scratch/plugin/build" >/dev/null || fail "a plugin against the i
 cflags=$(PKG_CONFIG_PATH=$prefix/share/pkgconfig pkg-config --cflags rdmapct)
 inc=$(echo "$cflags" | sed 's/^ *-I//; s/ *$//')
 [ -f "$inc/rdmapct/rdmapct_target_plugin.h" ] || fail "pkg-config --cflags rdmapct: $cflags"
-echo "check_install: installed rdmapct passes conform --profile commit from / without the source tree"
+echo "check_install: installed rdmapct${mode:+ (from the .deb)} passes conform --profile commit from / without the source tree"

@@ -253,7 +253,13 @@ constexpr const char* kFields[] = {
 Directions FromTshark(const fs::path& pcap, std::string& raw_output) {
   std::string cmd = "tshark -n -r " + Quote(pcap.string()) + " -T fields -E occurrence=a -E aggregator=';' -E separator='|'";
   for (const char* f : kFields) cmd += std::string(" -e ") + f;
-  raw_output = RunCommand(cmd + " 2>/dev/null").value_or("");
+  raw_output.clear();
+  // Every capture holds at least the MPA Request, so empty output means
+  // tshark itself failed to run; on a loaded machine that happens now and
+  // then (seen once in CTest -j2). Try again before judging the capture.
+  for (int attempt = 0; attempt < 3 && raw_output.empty(); ++attempt) {
+    raw_output = RunCommand(cmd + " 2>/dev/null").value_or("");
+  }
   Directions out;
   std::istringstream lines(raw_output);
   for (std::string line; std::getline(lines, line);) {
