@@ -263,4 +263,43 @@ std::string TcpConnector::Describe() const {
   return "tcp://" + (v6 ? "[" + host_ + "]" : host_) + ":" + port_;
 }
 
+std::string NumericAddress(const sockaddr* sa, socklen_t len) {
+  char host[NI_MAXHOST];
+  char port[NI_MAXSERV];
+  if (getnameinfo(sa, len, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+    return "?";
+  }
+  return sa->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + port : std::string(host) + ":" + port;
+}
+
+int ListenSocket(const std::string& host, const std::string& port, int backlog, std::string& error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* list = nullptr;
+  if (const int r = getaddrinfo(host.c_str(), port.c_str(), &hints, &list); r != 0) {
+    error = "cannot resolve " + host + ": " + gai_strerror(r);
+    return -1;
+  }
+  int fd = -1;
+  error = "no address";
+  for (const addrinfo* ai = list; ai != nullptr && fd < 0; ai = ai->ai_next) {
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) {
+      error = std::string("socket: ") + std::strerror(errno);
+      continue;
+    }
+    const int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, backlog) != 0) {
+      error = std::strerror(errno);
+      close(fd);
+      fd = -1;
+    }
+  }
+  freeaddrinfo(list);
+  return fd;
+}
+
 }  // namespace rdmapct::targets

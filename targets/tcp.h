@@ -11,6 +11,8 @@
 // which makes the kernel send a RST.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -89,5 +91,13 @@ class TcpConnector : public TargetConnector {
 // Port 0 ("pick a free port") only for a listener (allow_port_zero).
 bool SplitHostPort(std::string_view host_port, std::string& host, std::string& port,
                    std::string& error, bool allow_port_zero = false);
+
+// "127.0.0.1:4791" / "[::1]:4791" for a socket address ("?" if it has none).
+std::string NumericAddress(const sockaddr* sa, socklen_t len);
+
+// A non-blocking listening socket on the first address of host:port that
+// binds (SO_REUSEADDR); -1 with `error`. Shared by serve (TcpServer) and
+// conform --listen (TcpListenConnector).
+int ListenSocket(const std::string& host, const std::string& port, int backlog, std::string& error);
 
 }  // namespace rdmapct::targets

@@ -21,16 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// "127.0.0.1:4791" / "[::1]:4791" for a socket address.
-std::string NumericAddress(const sockaddr* sa, socklen_t len) {
-  char host[NI_MAXHOST];
-  char port[NI_MAXSERV];
-  if (getnameinfo(sa, len, host, sizeof host, port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
-    return "?";
-  }
-  return sa->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + port : std::string(host) + ":" + port;
-}
-
 // Resets instead of closing gracefully: SO_LINGER 0 makes close() send a RST.
 void CloseWithReset(int fd) {
   const linger l{1, 0};
@@ -41,37 +31,6 @@ void CloseWithReset(int fd) {
 // The endpoint's stream state as an int, -1 before the Request was accepted.
 int StreamStateOf(const ReferenceTargetSession& s) {
   return s.endpoint() ? static_cast<int>(s.endpoint()->state()) : -1;
-}
-
-// A listening socket on the first address of host:port that binds; -1 with `error`.
-int Listen(const std::string& host, const std::string& port, std::string& error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* list = nullptr;
-  if (const int r = getaddrinfo(host.c_str(), port.c_str(), &hints, &list); r != 0) {
-    error = "cannot resolve " + host + ": " + gai_strerror(r);
-    return -1;
-  }
-  int fd = -1;
-  error = "no address";
-  for (const addrinfo* ai = list; ai != nullptr && fd < 0; ai = ai->ai_next) {
-    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) {
-      error = std::string("socket: ") + std::strerror(errno);
-      continue;
-    }
-    const int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 128) != 0) {
-      error = std::strerror(errno);
-      close(fd);
-      fd = -1;
-    }
-  }
-  freeaddrinfo(list);
-  return fd;
 }
 
 }  // namespace
@@ -107,7 +66,7 @@ std::unique_ptr<TcpServer> TcpServer::Create(std::shared_ptr<ReferenceTarget> ta
   std::string host, port;
   if (!SplitHostPort(options.listen, host, port, error, /*allow_port_zero=*/true)) return nullptr;
   std::unique_ptr<TcpServer> s(new TcpServer(std::move(target), std::move(options), std::move(log)));
-  s->listen_fd_ = Listen(host, port, error);
+  s->listen_fd_ = ListenSocket(host, port, 128, error);
   if (s->listen_fd_ < 0) {
     error = "cannot listen on " + s->options_.listen + ": " + error;
     return nullptr;
