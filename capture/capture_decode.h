@@ -124,6 +124,9 @@ struct CaptureDecodeSummary {
   uint64_t warnings = 0;
   uint64_t errors = 0;            // decoding errors (and a cut-short file)
   bool interrupted = false;       // options.stop was set: what was reported is partial
+  // Streaming (StreamCaptureFile): the most octets held at once for
+  // reassembly and decoding, all connections together.
+  std::size_t peak_buffered_octets = 0;
 };
 
 // Reads, reassembles and decodes `path`.

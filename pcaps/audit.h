@@ -30,6 +30,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -83,13 +84,37 @@ struct AuditReport {
   uint64_t octets = 0;                // stream octets of the audited connections
   uint64_t segments = 0;              // ULPDUs audited
   bool interrupted = false;           // options.stop was set: the audit covers part of the capture
+  // The most octets held at once: for TCP reassembly and MPA decoding
+  // (capture::CaptureDecodeSummary::peak_buffered_octets), and ULPDUs
+  // waiting for their turn in capture order.
+  std::size_t peak_buffered_octets = 0;
+  std::size_t peak_waiting_octets = 0;
 };
 
-// Reads `path` and audits every iWARP connection in it.
+// Reads `path` and audits every iWARP connection in it, as the capture
+// streams in (capture::StreamCaptureFile): memory is bounded per
+// connection, not by the size of the capture.
 AuditReport AuditCaptureFile(const std::string& path, const AuditOptions& options);
 
-// The audit part on connections already reassembled (Finish() called), for
-// tests and benchmarks that build their segments in memory.
-void AuditConnections(const capture::TcpReassembler& reassembler, const AuditOptions& options, AuditReport& report);
+// The same audit on segments handed in one by one, for tests and
+// benchmarks that build their conversations in memory.
+class SegmentAudit {
+ public:
+  explicit SegmentAudit(const AuditOptions& options = {});
+  ~SegmentAudit();
+  SegmentAudit(const SegmentAudit&) = delete;
+  SegmentAudit& operator=(const SegmentAudit&) = delete;
+
+  // Segments in capture order (frame numbers from 1).
+  void Add(const capture::TcpSegment& segment);
+  // Octets held now for reassembly and decoding.
+  std::size_t buffered_octets() const;
+  // Audits what is left; call once.
+  AuditReport Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rdmapct::replay

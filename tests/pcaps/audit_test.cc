@@ -1,4 +1,4 @@
-// replay::AuditConnections on conversations built segment by segment (no
+// replay::SegmentAudit on conversations built segment by segment (no
 // file): each test breaks (or keeps) one RFC rule and checks what the audit
 // reports - the requirement id, the side, the frame - and that a correct
 // exchange is not reported.
@@ -65,19 +65,14 @@ class Conversation {
     s.flags = capture::kTcpAck;
     s.payload = payload;
     seq_[from] += static_cast<uint32_t>(payload.size());
-    reassembler_.Add(s);
+    audit_.Add(s);
     return frame_;
   }
   uint64_t Fpdu(int from, const wire::RdmapSegment& seg) { return Data(from, wire::EncodeFpdu(wire::EncodeSegment(seg))); }
-  AuditReport Audit() {
-    reassembler_.Finish();
-    AuditReport r;
-    AuditConnections(reassembler_, {}, r);
-    return r;
-  }
+  AuditReport Audit() { return audit_.Finish(); }
 
  private:
-  capture::TcpReassembler reassembler_;
+  SegmentAudit audit_;
   capture::Endpoint ends_[2] = {{{4, {10, 0, 0, 1}}, 49152}, {{4, {10, 0, 0, 2}}, 5040}};
   uint32_t seq_[2] = {1000, 5000};
   uint64_t frame_ = 0;
