@@ -40,8 +40,10 @@ struct Emitter {
   CaptureStreamSink& sink;
   CaptureDecodeSummary& summary;
   void operator()(CaptureIssue issue) const {
-    if (issue.severity == IssueSeverity::kError) ++summary.errors;
-    else ++summary.warnings;
+    if (issue.severity == IssueSeverity::kError)
+      ++summary.errors;
+    else
+      ++summary.warnings;
     sink.OnIssue(issue);
   }
   void Warn(std::size_t c, std::string message) const {
@@ -65,9 +67,11 @@ class ConnectionStream {
 
   void OnOctets(int d, uint64_t offset, ByteSpan octets, uint64_t frame, bool finishing) {
     dec_[d]->Append(offset, octets, frame);
-    if (finishing) return;   // Finish decodes, once every direction has all its octets
-    if (!decided_) TryDecide(false);
-    else dec_[d]->Decode(false);
+    if (finishing) return;  // Finish decodes, once every direction has all its octets
+    if (!decided_)
+      TryDecide(false);
+    else
+      dec_[d]->Decode(false);
   }
 
   // After a segment of this connection: which capture frames units may still end in.
@@ -86,7 +90,7 @@ class ConnectionStream {
   }
 
   std::size_t buffered() const { return dec_[0]->buffered() + dec_[1]->buffered(); }
-  std::size_t accounted = 0;   // buffered() when last counted
+  std::size_t accounted = 0;  // buffered() when last counted
 
   void Emit(const std::vector<const ReassemblyNote*>& notes, const Emitter& emit, CaptureDecodeSummary& summary);
 
@@ -129,8 +133,7 @@ void ConnectionStream::TryDecide(bool final) {
   // With one startup frame, the rest is found by trying the first FPDUs:
   // as many octets as the trial looks at first.
   const bool probing = cf.initiator && !cf.negotiation && (cf.startup[0].frame || cf.startup[1].frame);
-  if (probing && !final && !forced &&
-      std::min(dec_[0]->buffered(), dec_[1]->buffered()) < kStreamLookahead) {
+  if (probing && !final && !forced && std::min(dec_[0]->buffered(), dec_[1]->buffered()) < kStreamLookahead) {
     return;
   }
   cf_ = std::move(cf);
@@ -149,10 +152,11 @@ void ConnectionStream::Classify(std::array<std::optional<CaptureIssue>, 2>& unsy
                                 std::vector<CaptureIssue>& issues) {
   for (int d = 0; d < 2; ++d) {
     for (HeldIssue& h : dec_[d]->issues()) {
-      const bool iwarp_then =
-          handshake_iwarp_ || h.synced_before || (d == 1 && dec_[0]->ever_synced());
-      if (!h.conditional || iwarp_then) issues.push_back(std::move(h.issue));
-      else unsynced[d] = std::move(h.issue);
+      const bool iwarp_then = handshake_iwarp_ || h.synced_before || (d == 1 && dec_[0]->ever_synced());
+      if (!h.conditional || iwarp_then)
+        issues.push_back(std::move(h.issue));
+      else
+        unsynced[d] = std::move(h.issue);
     }
     dec_[d]->issues().clear();
   }
@@ -292,7 +296,7 @@ CaptureDecodeSummary CaptureStreamDecoder::Impl::Finish(const CaptureReadSummary
     ConnectionStream& s = Stream(c);
     s.Finish();
     s.Emit(notes[c], emit, summary);
-    streams[c].reset();   // its units are all out: free what it held
+    streams[c].reset();  // its units are all out: free what it held
   }
   if (reassembler.notes_dropped() != 0 && !options.connection) {
     CaptureIssue w;
@@ -309,23 +313,22 @@ CaptureStreamDecoder::~CaptureStreamDecoder() = default;
 
 void CaptureStreamDecoder::Add(const TcpSegment& segment) { impl_->Add(segment); }
 CaptureDecodeSummary CaptureStreamDecoder::Finish(const CaptureReadSummary& read) { return impl_->Finish(read); }
-std::size_t CaptureStreamDecoder::buffered_octets() const {
-  return impl_->held + impl_->reassembler.buffered_octets();
-}
+std::size_t CaptureStreamDecoder::buffered_octets() const { return impl_->held + impl_->reassembler.buffered_octets(); }
 std::size_t CaptureStreamDecoder::peak_buffered_octets() const { return impl_->peak; }
 
 CaptureDecodeSummary StreamCaptureFile(const std::string& path, const CaptureStreamOptions& options,
                                        CaptureStreamSink& sink) {
   CaptureStreamDecoder decoder(options, sink);
   CaptureReadSummary read;
-  const bool whole = ReadCaptureFile(path, [&](const TcpSegment& s) { decoder.Add(s); }, read);
+  const bool whole = ReadCaptureFile(
+      path, [&](const TcpSegment& s) { decoder.Add(s); }, read);
   if (!read.opened || read.link_type < 0 || !SupportedLinkType(read.link_type)) {
     CaptureDecodeSummary summary;
     summary.read = read;
-    return summary;   // nothing usable: the caller reports read.error
+    return summary;  // nothing usable: the caller reports read.error
   }
   CaptureDecodeSummary summary = decoder.Finish(read);
-  if (!whole) ++summary.errors;   // cut short: read.error, reported by the caller after the frames
+  if (!whole) ++summary.errors;  // cut short: read.error, reported by the caller after the frames
   return summary;
 }
 

@@ -33,7 +33,7 @@ namespace rdmapct::capture {
 
 struct CaptureStreamOptions {
   wire::Profile profile = wire::Profile::kCommit;
-  std::optional<std::size_t> connection;   // decode only this connection
+  std::optional<std::size_t> connection;  // decode only this connection
   ReassemblyOptions reassembly;
   // Once non-zero, no more segments are read in; what was read is finished.
   const std::atomic<int>* stop = nullptr;

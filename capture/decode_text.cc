@@ -22,8 +22,9 @@ std::string ResyncFailedText(const DirectionFraming& f, uint64_t from, uint64_t 
   if (f.markers && !f.seq_start) {
     why = "Markers are in use but this direction's startup frame was not captured, so their positions are unknown";
   } else if (!f.decided) {
-    why = "no FPDU with a valid CRC followed by another one (the MPA handshake was not captured; Markers or CRCs "
-          "off cannot be recognised without it)";
+    why =
+        "no FPDU with a valid CRC followed by another one (the MPA handshake was not captured; Markers or CRCs "
+        "off cannot be recognised without it)";
   } else {
     why = std::string("no FPDU boundary where ") +
           (f.crc ? "the CRCs of two FPDUs in a row check" : "three FPDUs in a row have plausible headers (CRCs off)");
@@ -65,8 +66,8 @@ TruncatedText DescribeTruncated(const DirectionStream& ds, const wire::DecodeErr
                             " (" + OctetText(e.value) + " there, capture frame " + std::to_string(frame) + ")";
   if (gap_follows) return {IssueSeverity::kWarning, "a frame continues into octets that were not captured: " + where};
   if (ds.fin_offset) {
-    return {IssueSeverity::kError, "the sender closed its stream (FIN in capture frame " + std::to_string(ds.fin_frame) +
-                                       ") inside a frame: " + where};
+    return {IssueSeverity::kError, "the sender closed its stream (FIN in capture frame " +
+                                       std::to_string(ds.fin_frame) + ") inside a frame: " + where};
   }
   if (ds.rst_frame != 0) {
     return {IssueSeverity::kWarning,

@@ -42,7 +42,7 @@ std::string ResyncFoundText(const ResyncFound& r);
 // `gap_follows`: octets after it were not captured.
 struct TruncatedText {
   IssueSeverity severity = IssueSeverity::kWarning;
-  std::string message;   // without Who()
+  std::string message;  // without Who()
 };
 TruncatedText DescribeTruncated(const DirectionStream& ds, const wire::DecodeError& e, uint64_t frame,
                                 bool gap_follows);

@@ -19,8 +19,8 @@ constexpr std::size_t kCompactAt = std::size_t{256} << 10;
 
 // Drops the marks before the one that covers `from`.
 void PruneMarks(std::vector<FrameMark>& marks, uint64_t from) {
-  auto keep = std::upper_bound(marks.begin(), marks.end(), from,
-                               [](uint64_t o, const FrameMark& m) { return o < m.offset; });
+  auto keep =
+      std::upper_bound(marks.begin(), marks.end(), from, [](uint64_t o, const FrameMark& m) { return o < m.offset; });
   if (keep != marks.begin()) --keep;
   marks.erase(marks.begin(), keep);
 }
@@ -86,8 +86,8 @@ StreamPiece* DirectionStreamDecoder::head() {
 uint64_t DirectionStreamDecoder::LowestFrame() const {
   if (pieces_.empty() || (pieces_.size() == 1 && pos_ >= pieces_.front().octets.size())) return 0;
   const uint64_t from = pieces_.front().offset + pos_;
-  auto it = std::upper_bound(marks_.begin(), marks_.end(), from,
-                             [](uint64_t o, const FrameMark& m) { return o < m.offset; });
+  auto it =
+      std::upper_bound(marks_.begin(), marks_.end(), from, [](uint64_t o, const FrameMark& m) { return o < m.offset; });
   if (it != marks_.begin()) --it;
   uint64_t lowest = std::numeric_limits<uint64_t>::max();
   for (; it != marks_.end(); ++it) lowest = std::min(lowest, it->frame);
@@ -133,9 +133,8 @@ void DirectionStreamDecoder::EndPiece() {
   const StreamPiece& p = pieces_.front();
   if (skipping_) {
     const DirectionFraming& f = cf_.directions[d_];
-    issues_.push_back(
-        HeldIssue{Issue(IssueSeverity::kWarning, ResyncFailedText(f, skip_from_, p.end()), skip_frame_), true,
-                  ever_synced_});
+    issues_.push_back(HeldIssue{Issue(IssueSeverity::kWarning, ResyncFailedText(f, skip_from_, p.end()), skip_frame_),
+                                true, ever_synced_});
   }
   buffered_ -= p.octets.size();
   pieces_.pop_front();
@@ -199,7 +198,7 @@ bool DirectionStreamDecoder::DecodeRun(bool complete) {
   o.crc_enabled = f.crc;
   o.markers_enabled = f.markers;
   o.handshake = handshake_ ? wire::HandshakeMode::kPresent : wire::HandshakeMode::kAbsent;
-  o.continue_after_errors = false;   // after an error the framing is found again (Resync)
+  o.continue_after_errors = false;  // after an error the framing is found again (Resync)
   o.stream_offset = p.offset + pos_;
   if (f.markers && f.seq_start) o.first_position = static_cast<uint32_t>(o.stream_offset - *f.seq_start);
   call_records_ = 0;
@@ -212,7 +211,7 @@ bool DirectionStreamDecoder::DecodeRun(bool complete) {
   }
   if (sum.fatal->kind == wire::DecodeErrorKind::kTruncated) {
     if (!complete) {
-      pos_ = static_cast<std::size_t>(next - p.offset);   // the incomplete frame waits
+      pos_ = static_cast<std::size_t>(next - p.offset);  // the incomplete frame waits
       return false;
     }
     const DirectionStream& ds = conn().directions[d_];
@@ -248,7 +247,7 @@ void DirectionStreamDecoder::OnSegment(const wire::DecodedSegment& s) {
 }
 
 void DirectionStreamDecoder::OnError(const wire::StreamError& e) {
-  if (e.error.kind == wire::DecodeErrorKind::kTruncated) return;   // DecodeRun looks at the summary
+  if (e.error.kind == wire::DecodeErrorKind::kTruncated) return;  // DecodeRun looks at the summary
   Unit(CapturedUnit::Kind::kError, e.error.offset, 0, {}, nullptr, e.error);
   CaptureIssue issue = Issue(IssueSeverity::kError, wire::DescribeStreamError(e.error), FrameAt(e.error.offset));
   issue.error = e.error;
@@ -270,7 +269,7 @@ void DirectionStreamDecoder::Unit(CapturedUnit::Kind kind, uint64_t offset, uint
   u.capture_frame = FrameAt(offset);
   u.last_capture_frame = length == 0 ? u.capture_frame : FrameAt(offset + length - 1);
   u.octets = octets;
-  u.stable = false;   // the octets move on: a consumer keeps a copy
+  u.stable = false;  // the octets move on: a consumer keeps a copy
   u.segment = s;
   u.error = error;
   sink_.OnUnit(u);

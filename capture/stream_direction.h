@@ -40,7 +40,7 @@ class RecordRanks {
   void Settle(uint64_t lowest);
   uint64_t total() const { return total_; }
   struct Carrier {
-    uint64_t capture_frame = 0, same_before = 0, rank = 0;   // rank: 0-based, in the old order
+    uint64_t capture_frame = 0, same_before = 0, rank = 0;  // rank: 0-based, in the old order
     bool settled = false;
     std::vector<CaptureIssue> errors;
   };
@@ -48,8 +48,8 @@ class RecordRanks {
   std::vector<Carrier> TakeErrors();
 
  private:
-  std::map<uint64_t, uint64_t> counts_;   // capture frame -> frames starting there (not yet folded)
-  uint64_t folded_ = 0;                   // frames folded out of counts_ (all below every open carrier)
+  std::map<uint64_t, uint64_t> counts_;  // capture frame -> frames starting there (not yet folded)
+  uint64_t folded_ = 0;                  // frames folded out of counts_ (all below every open carrier)
   uint64_t total_ = 0;
   uint64_t last_frame_ = 0, last_same_before_ = 0;
   bool last_carries_ = false;
@@ -60,8 +60,8 @@ class RecordRanks {
 // connection turned out iWARP (DecodeConnection's `unsynced`).
 struct HeldIssue {
   CaptureIssue issue;
-  bool conditional = false;     // a failed resynchronisation
-  bool synced_before = false;   // this direction had found an FPDU boundary before it
+  bool conditional = false;    // a failed resynchronisation
+  bool synced_before = false;  // this direction had found an FPDU boundary before it
 };
 
 class DirectionStreamDecoder : public wire::StreamDecodeSink {
@@ -110,18 +110,18 @@ class DirectionStreamDecoder : public wire::StreamDecodeSink {
   CaptureStreamSink& sink_;
   RecordRanks& ranks_;
 
-  std::deque<StreamPiece> pieces_;   // the front one is being decoded; the others follow gaps
-  std::vector<FrameMark> marks_;     // frames of the octets held
-  std::size_t pos_ = 0;              // next octet of pieces_.front() to decode
+  std::deque<StreamPiece> pieces_;  // the front one is being decoded; the others follow gaps
+  std::vector<FrameMark> marks_;    // frames of the octets held
+  std::size_t pos_ = 0;             // next octet of pieces_.front() to decode
   std::size_t buffered_ = 0;
-  uint64_t piece_index_ = 0, piece_start_ = 0;   // the front piece: its number and first offset
+  uint64_t piece_index_ = 0, piece_start_ = 0;  // the front piece: its number and first offset
   bool piece_started_ = false;
-  bool handshake_ = false;           // the front piece starts with this direction's startup frame
+  bool handshake_ = false;  // the front piece starts with this direction's startup frame
   bool need_sync_ = false, after_error_ = false, skipping_ = false;
-  uint64_t skip_from_ = 0, skip_frame_ = 0;   // a failed resynchronisation
+  uint64_t skip_from_ = 0, skip_frame_ = 0;  // a failed resynchronisation
   bool ever_synced_ = false;
   uint64_t frames_ = 0;
-  uint64_t call_records_ = 0;        // frames delivered by the current DecodeMpaStream
+  uint64_t call_records_ = 0;  // frames delivered by the current DecodeMpaStream
   uint64_t last_offset_ = 0, last_length_ = 0;
   std::vector<HeldIssue> issues_;
 };

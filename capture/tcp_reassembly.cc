@@ -96,6 +96,50 @@ int64_t TcpReassembler::OffsetOf(std::size_t c, int d, uint32_t seq) const {
 }
 
 void TcpReassembler::Add(const TcpSegment& s) {
+  AddSegment(s);
+  if (listener_ == nullptr || state_[last_connection_].closed) return;
+  const ReassembledConnection& conn = connections_[last_connection_];
+  bool closed = true;
+  for (int d = 0; d < 2; ++d) {
+    const DirectionStream& ds = conn.directions[d];
+    if (ds.rst_frame != 0) return CloseHistory(last_connection_);
+    closed = closed && ds.fin_offset && state_[last_connection_].state[d].next >= *ds.fin_offset;
+  }
+  if (closed) CloseHistory(last_connection_);
+}
+
+// Keeps the last `keep` octets of the history of (c, d), and frees the rest.
+void TcpReassembler::Forget(std::size_t c, int d, std::size_t keep) {
+  DirectionState& st = state_[c].state[d];
+  if (st.history.size() <= keep) return;
+  const std::size_t drop = st.history.size() - keep;
+  wire::Bytes tail(st.history.end() - static_cast<std::ptrdiff_t>(keep), st.history.end());
+  st.history.swap(tail);   // frees the old buffer
+  st.history_offset += drop;
+  Held(-static_cast<std::ptrdiff_t>(drop));
+  auto first = std::upper_bound(st.history_frames.begin(), st.history_frames.end(), st.history_offset,
+                                [](uint64_t o, const FrameMark& m) { return o < m.offset; });
+  if (first != st.history_frames.begin()) --first;
+  st.history_frames.erase(st.history_frames.begin(), first);
+}
+
+void TcpReassembler::CloseHistory(std::size_t c) {
+  state_[c].closed = true;
+  for (int d = 0; d < 2; ++d) {
+    Forget(c, d, kClosedHistory);
+    closed_octets_ += state_[c].state[d].history.size();
+  }
+  closed_.push_back(c);
+  while (closed_octets_ > kClosedHistoryBudget && closed_next_ < closed_.size()) {
+    const std::size_t old = closed_[closed_next_++];
+    for (int d = 0; d < 2; ++d) {
+      closed_octets_ -= state_[old].state[d].history.size();
+      Forget(old, d, 0);
+    }
+  }
+}
+
+void TcpReassembler::AddSegment(const TcpSegment& s) {
   int d = 0;
   const std::size_t c = ConnectionFor(s, d);
   last_connection_ = c;
@@ -211,9 +255,11 @@ void TcpReassembler::CompareHistory(std::size_t c, int d, uint64_t at, ByteSpan 
              Octets(options_.history) + " kept, not compared with their first copy (reported once per direction)");
   }
   const uint64_t from = std::max(at, st.history_offset);
-  if (from >= end) return;
-  Compare(c, d, from, octets.subspan(from - at), ByteSpan(st.history).subspan(from - st.history_offset, end - from),
-          FrameAtMarks(st.history_frames, from), frame);
+  const uint64_t to = std::min(end, st.history_offset + st.history.size());   // a closed connection's is frozen
+  if (from >= to) return;
+  Compare(c, d, from, octets.subspan(from - at, to - from),
+          ByteSpan(st.history).subspan(from - st.history_offset, to - from), FrameAtMarks(st.history_frames, from),
+          frame);
 }
 
 // Stores the octets not already waiting, comparing those that are.
@@ -297,7 +343,7 @@ void TcpReassembler::Deliver(std::size_t c, int d, uint64_t offset, ByteSpan oct
   if (listener_ != nullptr) {
     ds.octets_out += octets.size();
     state_[c].state[d].next = offset + octets.size();
-    Remember(state_[c].state[d], offset, octets, frame);
+    if (!state_[c].closed) Remember(state_[c].state[d], offset, octets, frame);
     listener_->OnOctets(c, d, offset, octets, frame);
     return;
   }

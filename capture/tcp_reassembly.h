@@ -28,7 +28,10 @@
 //   bounded by the out-of-order cap and the retransmission history
 //   (ReassemblyOptions::history), not by the capture. A retransmission of
 //   octets older than the history cannot be compared with its first copy:
-//   reported once per direction.
+//   reported once per direction. Once a connection is closed (both FINs
+//   delivered, or an RST) it keeps only the last kClosedHistory octets per
+//   direction, and all closed connections together at most
+//   kClosedHistoryBudget (the oldest closed are forgotten first).
 #pragma once
 
 #include <array>
@@ -50,6 +53,9 @@ struct ReassemblyOptions {
   // retransmissions with (TCP retransmits what is unacknowledged: the window).
   std::size_t history = std::size_t{4} << 20;
 };
+
+inline constexpr std::size_t kClosedHistory = std::size_t{64} << 10;
+inline constexpr std::size_t kClosedHistoryBudget = std::size_t{64} << 20;
 
 // Receives each direction's octets in stream order as they become
 // contiguous (streaming mode). `octets` is valid during the call only.
@@ -187,6 +193,7 @@ class TcpReassembler {
   };
   struct Conn {
     std::array<DirectionState, 2> state;
+    bool closed = false;   // streaming: both FINs delivered, or an RST
   };
 
   std::size_t ConnectionFor(const TcpSegment& s, int& direction);
@@ -202,6 +209,9 @@ class TcpReassembler {
   void CompareDelivered(std::size_t c, int d, uint64_t at, wire::ByteSpan octets, uint64_t frame);
   void CompareHistory(std::size_t c, int d, uint64_t at, wire::ByteSpan octets, uint64_t frame);
   void Held(std::ptrdiff_t delta);
+  void AddSegment(const TcpSegment& segment);
+  void CloseHistory(std::size_t c);
+  void Forget(std::size_t c, int d, std::size_t keep);
   void FinishDirection(std::size_t c, int d);
   int64_t OffsetOf(std::size_t c, int d, uint32_t seq) const;
   void Note(ReassemblyNoteKind kind, std::size_t c, int d, uint64_t frame, uint64_t offset, uint64_t length,
@@ -217,6 +227,11 @@ class TcpReassembler {
   ReassemblyListener* listener_ = nullptr;
   std::size_t buffered_ = 0, peak_buffered_ = 0;
   std::size_t last_connection_ = 0;
+  // Streaming: closed connections keep the tail of their history for late
+  // retransmissions, oldest dropped first beyond kClosedHistoryBudget.
+  std::vector<std::size_t> closed_;
+  std::size_t closed_next_ = 0;          // closed_[closed_next_] is the oldest still holding history
+  std::size_t closed_octets_ = 0;
 };
 
 }  // namespace rdmapct::capture
