@@ -126,7 +126,7 @@ ConnectionFraming ConnectionStream::Determine() {
 }
 
 void ConnectionStream::TryDecide(bool final) {
-  const std::size_t cap = options_.reassembly.max_out_of_order;
+  const std::size_t cap = options_.max_held;
   const bool forced = !final && std::max(dec_[0]->buffered(), dec_[1]->buffered()) >= cap;
   if (!final && !forced && !(HeadKnown(dec_[0]->head()) && HeadKnown(dec_[1]->head()))) return;
   ConnectionFraming cf = Determine();
@@ -180,7 +180,7 @@ void ConnectionStream::Emit(const std::vector<const ReassemblyNote*>& notes, con
   if (!cf_.note.empty()) emit.Warn(c_, "connection " + std::to_string(c_) + ": " + cf_.note);
   if (forced_) {
     emit.Warn(c_, "connection " + std::to_string(c_) + ": the MPA framing was decided after " +
-                      OctetText(options_.reassembly.max_out_of_order) +
+                      OctetText(options_.max_held) +
                       " of one direction, from what the other had sent by then");
   }
   for (const ReassemblyNote* n : notes) {

@@ -12,8 +12,8 @@
 //     while it looks for an FPDU boundary;
 //   - the framing (DetermineFraming) is decided as soon as both directions'
 //     starts show it, and at the latest when a direction holds
-//     max_out_of_order octets (then from what has arrived: a Reply that
-//     comes later than that is not used; reported).
+//     CaptureStreamOptions::max_held octets (then from what has arrived: a
+//     Reply that comes later than that is not used; reported).
 //
 // The warnings and errors, the frame numbers in them, and their order are
 // those of DecodeCaptureFile with describe = false: they are given at the
@@ -35,6 +35,9 @@ struct CaptureStreamOptions {
   wire::Profile profile = wire::Profile::kCommit;
   std::optional<std::size_t> connection;  // decode only this connection
   ReassemblyOptions reassembly;
+  // Octets a direction may hold before the framing is decided from what
+  // has arrived (see above).
+  std::size_t max_held = std::size_t{16} << 20;
   // Once non-zero, no more segments are read in; what was read is finished.
   const std::atomic<int>* stop = nullptr;
 };

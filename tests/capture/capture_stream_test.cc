@@ -164,6 +164,13 @@ TEST(CaptureStream, SaysWhatTheBatchDecoderSaysAboutGapsErrorsAndRetransmissions
       c.Lose(0, fpdu);  // a gap: the decoder resynchronises after it
       continue;
     }
+    if (n == 25) {  // two FPDUs in one segment, the second in error: its rank counts the first
+      Bytes both = Write(to, 8);
+      fpdu[fpdu.size() - 2] ^= 0x01;
+      both.insert(both.end(), fpdu.begin(), fpdu.end());
+      c.Send(0, both);
+      continue;
+    }
     const Bytes head(fpdu.begin(), fpdu.begin() + 30), tail(fpdu.begin() + 30, fpdu.end());
     c.Send(0, head);
     c.Send(0, tail);
