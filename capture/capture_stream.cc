@@ -105,7 +105,9 @@ class ConnectionStream {
   CaptureStreamSink& sink_;
   ConnectionFraming cf_;
   bool decided_ = false;
-  bool forced_ = false;           // decided at the cap, before the starts were complete
+  // Decided at the cap: the octets of each direction whose start was not
+  // all there yet (a direction that sends nothing more changed nothing).
+  std::array<std::optional<uint64_t>, 2> short_at_;
   bool handshake_iwarp_ = false;  // iWARP by its startup frames
   RecordRanks ranks_;
   std::array<std::unique_ptr<DirectionStreamDecoder>, 2> dec_;
@@ -136,9 +138,12 @@ void ConnectionStream::TryDecide(bool final) {
   if (probing && !final && !forced && std::min(dec_[0]->buffered(), dec_[1]->buffered()) < kStreamLookahead) {
     return;
   }
+  for (int d = 0; d < 2 && forced; ++d) {
+    const bool short_head = !HeadKnown(dec_[d]->head()) || (probing && dec_[d]->buffered() < kStreamLookahead);
+    if (short_head) short_at_[d] = conns_[c_].directions[d].octets_out;
+  }
   cf_ = std::move(cf);
   decided_ = true;
-  forced_ = forced;
   handshake_iwarp_ = cf_.iwarp;
   sink_.OnFraming(conns_[c_], cf_);
   for (auto& d : dec_) d->Decode(final);
@@ -178,10 +183,11 @@ void ConnectionStream::Emit(const std::vector<const ReassemblyNote*>& notes, con
     return;
   }
   if (!cf_.note.empty()) emit.Warn(c_, "connection " + std::to_string(c_) + ": " + cf_.note);
-  if (forced_) {
+  bool grew = false;
+  for (int d = 0; d < 2; ++d) grew = grew || (short_at_[d] && c.directions[d].octets_out > *short_at_[d]);
+  if (grew) {
     emit.Warn(c_, "connection " + std::to_string(c_) + ": the MPA framing was decided after " +
-                      OctetText(options_.max_held) +
-                      " of one direction, from what the other had sent by then");
+                      OctetText(options_.max_held) + " of one direction, from what the other had sent by then");
   }
   for (const ReassemblyNote* n : notes) {
     CaptureIssue w;

@@ -13,7 +13,9 @@
 //   - the framing (DetermineFraming) is decided as soon as both directions'
 //     starts show it, and at the latest when a direction holds
 //     CaptureStreamOptions::max_held octets (then from what has arrived: a
-//     Reply that comes later than that is not used; reported).
+//     Reply that comes later than that is not used; reported);
+//   - Warnings, errors and frame numbers need no frames kept: RecordRanks
+//     (stream_direction.h) places the frames that carry errors.
 //
 // The warnings and errors, the frame numbers in them, and their order are
 // those of DecodeCaptureFile with describe = false: they are given at the
@@ -36,7 +38,8 @@ struct CaptureStreamOptions {
   std::optional<std::size_t> connection;  // decode only this connection
   ReassemblyOptions reassembly;
   // Octets a direction may hold before the framing is decided from what
-  // has arrived (see above).
+  // has arrived (see above; a warning then if the other direction's start
+  // was incomplete and more of it came). Keep it above kStreamLookahead.
   std::size_t max_held = std::size_t{16} << 20;
   // Once non-zero, no more segments are read in; what was read is finished.
   const std::atomic<int>* stop = nullptr;

@@ -5,6 +5,7 @@
 // the capture; and its progress bounds must hold (no unit comes later that
 // ends in an earlier capture frame than promised).
 #include "capture/capture_stream.h"
+#include "capture/stream_direction.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -212,6 +213,30 @@ TEST(CaptureStream, SaysWhatTheBatchDecoderSaysAboutAConnectionThatIsNotIwarp) {
   Segments c;
   for (int n = 0; n < 20; ++n) c.Send(n % 2, Bytes(300, static_cast<uint8_t>('a' + n)));
   EXPECT_THAT(ExpectSameAsBatch(c).issues, ::testing::ElementsAre(::testing::HasSubstr("not decoded")));
+}
+
+// The framing is decided at the latest when a direction holds max_held
+// octets. A peer that never sends changes nothing (the same as the batch
+// decoder, no warning); a Reply that comes after that is said.
+TEST(CaptureStream, AFramingDecidedAtTheHoldCapIsSaidOnlyWhenItMattered) {
+  CaptureStreamOptions options;
+  options.max_held = kStreamLookahead + 4096;  // no less than a framing probe looks at
+  Segments one_way;
+  one_way.Send(0, StartupFrame(false));
+  for (std::size_t n = 0; n < options.max_held / 200 + 40; ++n) one_way.Send(0, Write(200 * n, 200));
+  EXPECT_THAT(ExpectSameAsBatch(one_way, options).issues,
+              ::testing::Not(::testing::Contains(::testing::HasSubstr("decided after"))));
+
+  Segments late_reply = one_way;
+  late_reply.Send(1, StartupFrame(true));
+  StreamRecorder sink;
+  CaptureStreamDecoder decoder(options, sink);
+  for (const TcpSegment& s : late_reply.Frames()) decoder.Add(s);
+  CaptureReadSummary read;
+  read.opened = true;
+  decoder.Finish(read);
+  EXPECT_THAT(sink.issues, ::testing::Contains(::testing::HasSubstr("the MPA framing was decided after " +
+                                                                    std::to_string(options.max_held) + " octets")));
 }
 
 // A capture many times the cap is decoded completely while the octets held
