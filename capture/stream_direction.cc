@@ -37,6 +37,7 @@ void RecordRanks::Add(uint64_t capture_frame) {
 
 void RecordRanks::AttachError(CaptureIssue issue) {
   if (!last_carries_) {
+    open_.push_back(carriers_.size());
     carriers_.push_back(Carrier{last_frame_, last_same_before_, 0, false, {}});
     last_carries_ = true;
   }
@@ -47,13 +48,15 @@ void RecordRanks::AttachError(CaptureIssue issue) {
 // and those of its own capture frame decoded before it (the same
 // direction, lower offsets: what the stable sort kept before it).
 void RecordRanks::Settle(uint64_t lowest) {
-  for (Carrier& k : carriers_) {
-    if (k.settled || k.capture_frame >= lowest) continue;
+  std::erase_if(open_, [&](std::size_t i) {
+    Carrier& k = carriers_[i];
+    if (k.capture_frame >= lowest) return false;
     uint64_t before = folded_;
     for (auto it = counts_.begin(); it != counts_.end() && it->first < k.capture_frame; ++it) before += it->second;
     k.rank = before + k.same_before;
     k.settled = true;
-  }
+    return true;
+  });
   const auto end = counts_.lower_bound(lowest);
   for (auto it = counts_.begin(); it != end; ++it) folded_ += it->second;
   counts_.erase(counts_.begin(), end);
@@ -62,6 +65,7 @@ void RecordRanks::Settle(uint64_t lowest) {
 std::vector<RecordRanks::Carrier> RecordRanks::TakeErrors() {
   std::vector<Carrier> out = std::move(carriers_);
   carriers_.clear();
+  open_.clear();
   std::sort(out.begin(), out.end(), [](const Carrier& a, const Carrier& b) { return a.rank < b.rank; });
   return out;
 }

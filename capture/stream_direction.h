@@ -54,6 +54,7 @@ class RecordRanks {
   uint64_t last_frame_ = 0, last_same_before_ = 0;
   bool last_carries_ = false;
   std::vector<Carrier> carriers_;
+  std::vector<std::size_t> open_;   // indices of the carriers not settled yet
 };
 
 // A warning held until the end: whether it goes out depends on whether the

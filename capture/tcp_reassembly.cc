@@ -30,12 +30,21 @@ TcpReassembler::~TcpReassembler() = default;
 std::size_t TcpReassembler::Waiting(std::size_t c, int d) const { return state_.at(c).state.at(d).pending_octets; }
 
 uint64_t TcpReassembler::FirstWaitingFrame(std::size_t c, int d) const {
-  uint64_t first = 0;
-  for (const auto& [offset, p] : state_.at(c).state.at(d).pending) {
-    if (first == 0 || p.frame < first) first = p.frame;
-  }
-  return first;
+  const auto& frames = state_.at(c).state.at(d).pending_frames;
+  return frames.empty() ? 0 : frames.begin()->first;
 }
+
+namespace {
+
+void CountFrame(std::map<uint64_t, std::size_t>& frames, uint64_t frame, bool add) {
+  if (add) {
+    ++frames[frame];
+  } else if (auto it = frames.find(frame); it != frames.end() && --it->second == 0) {
+    frames.erase(it);
+  }
+}
+
+}  // namespace
 
 void TcpReassembler::Held(std::ptrdiff_t delta) {
   buffered_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(buffered_) + delta);
@@ -278,6 +287,7 @@ void TcpReassembler::Insert(std::size_t c, int d, uint64_t at, ByteSpan octets, 
                 frame};
       st.pending_octets += p.octets.size();
       Held(static_cast<std::ptrdiff_t>(p.octets.size()));
+      CountFrame(st.pending_frames, frame, true);
       it = std::next(st.pending.emplace(cur, std::move(p)).first);
       cur = next_start;
       continue;
@@ -311,6 +321,7 @@ void TcpReassembler::Drain(std::size_t c, int d) {
     auto node = st.pending.extract(st.pending.begin());
     st.pending_octets -= node.mapped().octets.size();
     Held(-static_cast<std::ptrdiff_t>(node.mapped().octets.size()));
+    CountFrame(st.pending_frames, node.mapped().frame, false);
     Deliver(c, d, node.key(), node.mapped().octets, node.mapped().frame);
   }
 }
@@ -330,7 +341,10 @@ void TcpReassembler::Evict(std::size_t c, int d, uint64_t frame) {
     Held(-static_cast<std::ptrdiff_t>(n));
     dropped += n;
     lowest = last->first + p.octets.size();
-    if (p.octets.empty()) st.pending.erase(last);
+    if (p.octets.empty()) {
+      CountFrame(st.pending_frames, p.frame, false);
+      st.pending.erase(last);
+    }
   }
   Note(ReassemblyNoteKind::kBufferFull, c, d, frame, lowest, dropped,
        "out-of-order buffer full (" + Octets(options_.max_out_of_order) + " waiting): " + Octets(dropped) +

@@ -182,6 +182,7 @@ class TcpReassembler {
   };
   struct DirectionState {
     std::map<uint64_t, Pending> pending;   // non-overlapping, all beyond `next`
+    std::map<uint64_t, std::size_t> pending_frames;   // frame -> entries of `pending` from it
     std::size_t pending_octets = 0;
     uint64_t next = 0;                     // offset of the next octet expected
     std::optional<uint64_t> acked;         // highest offset the peer acknowledged

@@ -215,6 +215,23 @@ TEST(CaptureStream, SaysWhatTheBatchDecoderSaysAboutAConnectionThatIsNotIwarp) {
   EXPECT_THAT(ExpectSameAsBatch(c).issues, ::testing::ElementsAre(::testing::HasSubstr("not decoded")));
 }
 
+// Many errors: each is placed among the frames (RecordRanks) without
+// going over all earlier ones again.
+TEST(CaptureStream, SaysWhatTheBatchDecoderSaysAboutManyErrors) {
+  Segments c;
+  c.Send(0, StartupFrame(false));
+  c.Send(1, StartupFrame(true));
+  for (int n = 0; n < 6000; ++n) {
+    Bytes fpdu = Write(64 * n, 64);
+    if (n % 3 == 2) fpdu[fpdu.size() - 1] ^= 0x5a;
+    c.Send(n % 7 == 0 ? 1 : 0, fpdu);
+  }
+  const StreamRecorder r = ExpectSameAsBatch(c);
+  EXPECT_GE(std::count_if(r.issues.begin(), r.issues.end(),
+                          [](const std::string& m) { return m.find("CRC mismatch") != std::string::npos; }),
+            1000);
+}
+
 // The framing is decided at the latest when a direction holds max_held
 // octets. A peer that never sends changes nothing (the same as the batch
 // decoder, no warning); a Reply that comes after that is said.

@@ -222,6 +222,7 @@ TEST(ReassemblyCap, OutOfOrderOctetsBeyondTheCapAreDroppedFurthestFirst) {
   r.Add(Segment(2, kClient, kServer, 101 + 10, kTcpAck, a));   // offsets 10..15
   r.Add(Segment(3, kClient, kServer, 101 + 20, kTcpAck, b));   // 20..25: 12 waiting, 2 over the cap
   EXPECT_EQ(r.Waiting(0, 0), 10u);
+  EXPECT_EQ(r.FirstWaitingFrame(0, 0), 2u);
   r.Add(Segment(4, kClient, kServer, 101, kTcpAck, head));     // 0..3
   r.Finish();
   const DirectionStream& d = r.connections()[0].directions[0];
