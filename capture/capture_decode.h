@@ -94,7 +94,8 @@ struct CapturedUnit {
   // Markers removed). Valid during the call only.
   wire::ByteSpan octets;
   // The octets lie in the reassembled stream as they are (no Markers were
-  // removed), so they stay valid until DecodeCaptureFile / DecodeConnections returns.
+  // removed), so they stay valid until DecodeCaptureFile / DecodeConnections
+  // returns. Always false from the streaming decoder (capture_stream.h).
   bool stable = false;
   const wire::DecodedSegment* segment = nullptr;   // kSegment
   std::optional<wire::DecodeError> error;          // kError (offset: stream offset)

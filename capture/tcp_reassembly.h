@@ -31,7 +31,8 @@
 //   reported once per direction. Once a connection is closed (both FINs
 //   delivered, or an RST) it keeps only the last kClosedHistory octets per
 //   direction, and all closed connections together at most
-//   kClosedHistoryBudget (the oldest closed are forgotten first).
+//   kClosedHistoryBudget (the oldest closed are forgotten first); octets
+//   that still arrive after the close are not kept (nor compared).
 #pragma once
 
 #include <array>

@@ -1,8 +1,9 @@
 // Auditing captured iWARP traffic (`rdmapct replay FILE --audit`): every
-// connection of a capture is decoded by the capture layer
-// (capture::DecodeCaptureFile, CaptureDecodeSink::OnUnit gives the raw
-// ULPDUs per direction) and both of its endpoints are run as passive
-// reference models (model::EndpointConfig::passive):
+// connection of a capture is decoded by the capture layer as the capture
+// streams in (capture::StreamCaptureFile, CaptureStreamSink::OnUnit gives
+// the raw ULPDUs per direction as they are decoded) and both of its
+// endpoints are run as passive reference models
+// (model::EndpointConfig::passive):
 //
 //   - the model of the receiver checks what it receives against the
 //     receiver's rules of RFC 5040/5041/7306/COMMIT (DV/RV/QN/opcode,
@@ -45,8 +46,10 @@ namespace rdmapct::replay {
 struct AuditOptions {
   wire::Profile profile = wire::Profile::kCommit;
   std::optional<std::size_t> connection;   // audit only this connection
+  // Also the cap on ULPDU octets waiting per connection for their turn in
+  // capture order (max_out_of_order; beyond it, a warning and decoding order).
   capture::ReassemblyOptions reassembly;
-  const std::atomic<int>* stop = nullptr;  // capture::CaptureDecodeOptions::stop
+  const std::atomic<int>* stop = nullptr;  // capture::CaptureStreamOptions::stop
 };
 
 // One protocol violation.
