@@ -55,8 +55,8 @@ struct ReassemblyOptions {
   std::size_t history = std::size_t{4} << 20;
 };
 
-inline constexpr std::size_t kClosedHistory = std::size_t{64} << 10;
-inline constexpr std::size_t kClosedHistoryBudget = std::size_t{64} << 20;
+inline constexpr std::size_t kClosedHistory = std::size_t{16} << 10;
+inline constexpr std::size_t kClosedHistoryBudget = std::size_t{16} << 20;
 
 // Receives each direction's octets in stream order as they become
 // contiguous (streaming mode). `octets` is valid during the call only.
