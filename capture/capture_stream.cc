@@ -89,6 +89,16 @@ class ConnectionStream {
     ranks_.Settle(kNoFrame);
   }
 
+  // Both FINs are in and everything before them was delivered: decode the
+  // rest now (as Finish would) and let the sink know.
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    Finish();
+    for (auto& d : dec_) d->Release();
+    sink_.OnConnectionClosed(conns_[c_]);
+  }
+
   std::size_t buffered() const { return dec_[0]->buffered() + dec_[1]->buffered(); }
   std::size_t accounted = 0;  // buffered() when last counted
 
@@ -105,6 +115,7 @@ class ConnectionStream {
   CaptureStreamSink& sink_;
   ConnectionFraming cf_;
   bool decided_ = false;
+  bool closed_ = false;
   // Decided at the cap: the octets of each direction whose start was not
   // all there yet (a direction that sends nothing more changed nothing).
   std::array<std::optional<uint64_t>, 2> short_at_;
@@ -262,6 +273,7 @@ void CaptureStreamDecoder::Impl::Add(const TcpSegment& segment) {
   const std::size_t c = reassembler.last_connection();
   if (c < streams.size() && streams[c]) {
     streams[c]->Progress(segment.frame + 1, reassembler);
+    if (reassembler.FinClosed(c)) streams[c]->Close();
     Account(*streams[c]);
   }
   peak = std::max(peak, held + reassembler.buffered_octets());

@@ -58,6 +58,10 @@ class CaptureStreamSink {
   // Every later unit of direction d of `connection` has its last octet in
   // capture frame lowest[d] or after it.
   virtual void OnProgress(std::size_t connection, const std::array<uint64_t, 2>& lowest) = 0;
+  // Both sides closed their streams with a FIN and all of them was
+  // decoded: no more units (the connection's state can be let go of; what
+  // it found is still reported in connection order). Default: ignored.
+  virtual void OnConnectionClosed(const ReassembledConnection&) {}
   // At the end, in connection order: the connection has no more units.
   virtual void OnConnectionEnd(const ConnectionDecode& connection) = 0;
   // At the end: warnings and errors, in DecodeCaptureFile's order.

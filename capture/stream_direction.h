@@ -54,7 +54,7 @@ class RecordRanks {
   uint64_t last_frame_ = 0, last_same_before_ = 0;
   bool last_carries_ = false;
   std::vector<Carrier> carriers_;
-  std::vector<std::size_t> open_;   // indices of the carriers not settled yet
+  std::vector<std::size_t> open_;  // indices of the carriers not settled yet
 };
 
 // A warning held until the end: whether it goes out depends on whether the
@@ -74,6 +74,12 @@ class DirectionStreamDecoder : public wire::StreamDecodeSink {
   void Append(uint64_t offset, wire::ByteSpan octets, uint64_t frame);
   // Decodes what can be decoded (the framing is known). `final`: no octets will follow.
   void Decode(bool final);
+  // After Decode(true): frees the buffers (the counts and issues stay).
+  void Release() {
+    std::deque<StreamPiece>().swap(pieces_);
+    std::vector<FrameMark>().swap(marks_);
+    buffered_ = 0;
+  }
 
   // The octets from stream offset 0, for DetermineFraming (nullptr: none).
   StreamPiece* head();

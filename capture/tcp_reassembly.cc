@@ -46,6 +46,14 @@ void CountFrame(std::map<uint64_t, std::size_t>& frames, uint64_t frame, bool ad
 
 }  // namespace
 
+bool TcpReassembler::FinClosed(std::size_t c) const {
+  for (int d = 0; d < 2; ++d) {
+    const std::optional<uint64_t>& fin = connections_[c].directions[d].fin_offset;
+    if (!fin || state_[c].state[d].next < *fin) return false;
+  }
+  return true;
+}
+
 void TcpReassembler::Held(std::ptrdiff_t delta) {
   buffered_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(buffered_) + delta);
   peak_buffered_ = std::max(peak_buffered_, buffered_);
@@ -108,13 +116,9 @@ void TcpReassembler::Add(const TcpSegment& s) {
   AddSegment(s);
   if (listener_ == nullptr || state_[last_connection_].closed) return;
   const ReassembledConnection& conn = connections_[last_connection_];
-  bool closed = true;
-  for (int d = 0; d < 2; ++d) {
-    const DirectionStream& ds = conn.directions[d];
-    if (ds.rst_frame != 0) return CloseHistory(last_connection_);
-    closed = closed && ds.fin_offset && state_[last_connection_].state[d].next >= *ds.fin_offset;
+  if (conn.directions[0].rst_frame != 0 || conn.directions[1].rst_frame != 0 || FinClosed(last_connection_)) {
+    CloseHistory(last_connection_);
   }
-  if (closed) CloseHistory(last_connection_);
 }
 
 // Keeps the last `keep` octets of the history of (c, d), and frees the rest.

@@ -166,6 +166,9 @@ class TcpReassembler {
   std::size_t Waiting(std::size_t c, int d) const;
   // The connection the last Add was about.
   std::size_t last_connection() const { return last_connection_; }
+  // Both directions delivered up to their FIN: no octet of connection c can
+  // be delivered any more (streaming or not).
+  bool FinClosed(std::size_t c) const;
   // The smallest capture frame of the octets waiting in (c, d); 0: none wait.
   uint64_t FirstWaitingFrame(std::size_t c, int d) const;
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 
 #include "capture/capture_stream.h"
@@ -82,6 +83,7 @@ class ConnectionAuditor {
   // No more units: audits what waits and judges the ends of the streams.
   void End(const capture::ReassembledConnection& c, AuditReport& report);
   std::size_t waiting() const { return waiting_; }
+  bool iwarp() const { return cf_.iwarp; }
 
  private:
   void Setup();
@@ -516,26 +518,39 @@ class AuditSink : public capture::CaptureStreamSink {
   }
   void OnUnit(const CapturedUnit& cu) override {
     if (cu.kind == CapturedUnit::Kind::kError) return;   // CRC/Marker: seen on the segment itself
-    ConnectionAuditor& a = *auditors_.at(cu.connection);
+    if (cu.connection >= auditors_.size() || !auditors_[cu.connection]) return;   // none come after the close
+    ConnectionAuditor& a = *auditors_[cu.connection];
     waiting_ -= a.waiting();
     a.Push(cu.direction, FromCaptured(cu));
     Count(a);
   }
   void OnProgress(std::size_t c, const std::array<uint64_t, 2>& lowest) override {
-    ConnectionAuditor& a = *auditors_.at(c);
+    if (c >= auditors_.size() || !auditors_[c]) return;   // closed already
+    ConnectionAuditor& a = *auditors_[c];
     waiting_ -= a.waiting();
     a.Progress(lowest);
     Count(a);
   }
+  // Audits what is left and keeps only the result, until its turn comes.
+  void OnConnectionClosed(const capture::ReassembledConnection& c) override {
+    if (c.index >= auditors_.size() || !auditors_[c.index]) return;
+    waiting_ -= auditors_[c.index]->waiting();
+    if (auditors_[c.index]->iwarp()) auditors_[c.index]->End(c, done_[c.index]);
+    auditors_[c.index].reset();
+  }
   void OnConnectionEnd(const capture::ConnectionDecode& cd) override {
     const std::size_t c = cd.connection->index;
+    if (auto it = done_.find(c); it != done_.end()) {
+      Take(std::move(it->second));
+      done_.erase(it);
+      return;
+    }
     if (c >= auditors_.size() || !auditors_[c]) return;
     waiting_ -= auditors_[c]->waiting();
     if (cd.framing->iwarp) {
-      auditors_[c]->End(*cd.connection, report_);
-      const ConnectionAudit& a = report_.connections.back();
-      report_.octets += a.octets[0] + a.octets[1];
-      report_.segments += a.segments[0] + a.segments[1];
+      AuditReport one;
+      auditors_[c]->End(*cd.connection, one);
+      Take(std::move(one));
     }
     auditors_[c].reset();
   }
@@ -544,6 +559,16 @@ class AuditSink : public capture::CaptureStreamSink {
   std::size_t peak_waiting() const { return peak_waiting_; }
 
  private:
+  // One connection's audit joins the report.
+  void Take(AuditReport one) {
+    for (ConnectionAudit& a : one.connections) {
+      report_.octets += a.octets[0] + a.octets[1];
+      report_.segments += a.segments[0] + a.segments[1];
+      report_.connections.push_back(std::move(a));
+    }
+    for (AuditFinding& f : one.findings) report_.findings.push_back(std::move(f));
+    for (capture::CaptureIssue& i : one.issues) report_.issues.push_back(std::move(i));
+  }
   void Count(const ConnectionAuditor& a) {
     waiting_ += a.waiting();
     peak_waiting_ = std::max(peak_waiting_, waiting_);
@@ -552,6 +577,7 @@ class AuditSink : public capture::CaptureStreamSink {
   const AuditOptions& options_;
   AuditReport& report_;
   std::vector<std::unique_ptr<ConnectionAuditor>> auditors_;
+  std::map<std::size_t, AuditReport> done_;   // closed connections' results, until OnConnectionEnd
   std::size_t waiting_ = 0, peak_waiting_ = 0;   // ULPDU octets waiting for their turn, all connections
 };
 

@@ -110,7 +110,7 @@ struct StreamRecorder : CaptureStreamSink {
   std::array<std::vector<std::string>, 2> units;
   std::vector<std::string> issues;
   std::array<uint64_t, 2> lowest{};
-  uint64_t broken_promises = 0, framings = 0, ends = 0;
+  uint64_t broken_promises = 0, framings = 0, ends = 0, closed = 0;
   void OnFraming(const ReassembledConnection&, const ConnectionFraming&) override { ++framings; }
   void OnUnit(const CapturedUnit& u) override {
     units[u.direction].push_back(UnitText(u));
@@ -122,6 +122,7 @@ struct StreamRecorder : CaptureStreamSink {
       lowest[d] = low[d];
     }
   }
+  void OnConnectionClosed(const ReassembledConnection&) override { ++closed; }
   void OnConnectionEnd(const ConnectionDecode&) override { ++ends; }
   void OnIssue(const CaptureIssue& i) override { issues.push_back(i.message); }
 };
@@ -213,6 +214,32 @@ TEST(CaptureStream, SaysWhatTheBatchDecoderSaysAboutAConnectionThatIsNotIwarp) {
   Segments c;
   for (int n = 0; n < 20; ++n) c.Send(n % 2, Bytes(300, static_cast<uint8_t>('a' + n)));
   EXPECT_THAT(ExpectSameAsBatch(c).issues, ::testing::ElementsAre(::testing::HasSubstr("not decoded")));
+}
+
+// Once both FINs are in and everything before them was delivered, the
+// connection is decoded to its end and the sink told so, before the
+// capture ends; what it reports at the end is unchanged.
+TEST(CaptureStream, AConnectionClosedByBothFinsIsFinishedWhenItCloses) {
+  Segments c;
+  c.Send(0, StartupFrame(false));
+  c.Send(1, StartupFrame(true));
+  for (int n = 0; n < 10; ++n) c.Send(n % 3 == 0 ? 1 : 0, Write(100 * n, 100));
+  const Bytes last = Write(1000, 64);
+  c.Send(0, Bytes(last.begin(), last.begin() + 20));  // the FIN comes inside a frame
+  c.Fin(0);
+  c.Fin(1);
+  StreamRecorder sink;
+  CaptureStreamDecoder decoder({}, sink);
+  const std::vector<TcpSegment> frames = c.Frames();
+  for (const TcpSegment& s : frames) decoder.Add(s);
+  EXPECT_EQ(sink.closed, 1u);
+  EXPECT_EQ(sink.units[0].size() + sink.units[1].size(), 12u);
+  EXPECT_EQ(sink.ends, 0u);
+  CaptureReadSummary read;
+  read.opened = true;
+  decoder.Finish(read);
+  EXPECT_EQ(sink.ends, 1u);
+  EXPECT_THAT(ExpectSameAsBatch(c).issues, ::testing::Contains(::testing::HasSubstr("closed its stream")));
 }
 
 // Many errors: each is placed among the frames (RecordRanks) without
