@@ -118,7 +118,7 @@ bool DirectionStreamDecoder::Step(bool complete) {
     }
     if (need_sync_) {
       if (!complete && p.octets.size() - pos_ < kStreamLookahead) return false;
-      if (!Resync(complete)) continue;
+      if (!Resync()) continue;
     }
     if (!DecodeRun(complete)) return false;
   }
@@ -161,7 +161,7 @@ void DirectionStreamDecoder::Compact() {
 
 // Moves pos_ to the next FPDU boundary; false (skipping the rest of the
 // piece, reported when it ends) when there is none.
-bool DirectionStreamDecoder::Resync(bool) {
+bool DirectionStreamDecoder::Resync() {
   const StreamPiece& p = pieces_.front();
   DirectionFraming& f = cf_.directions[d_];
   const uint64_t from = p.offset + pos_;

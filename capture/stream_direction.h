@@ -102,7 +102,7 @@ class DirectionStreamDecoder : public wire::StreamDecodeSink {
   uint64_t FrameAt(uint64_t offset) const { return FrameAtMarks(marks_, offset); }
 
   bool Step(bool complete);
-  bool Resync(bool complete);
+  bool Resync();
   bool Waiting(bool complete) const;
   bool DecodeRun(bool complete);
   void EndPiece();
