@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "capture/decode_text.h"
 #include "reference/wire/stream_decode.h"
 
 namespace rdmapct::capture {
@@ -11,7 +12,7 @@ namespace {
 using wire::ByteSpan;
 using wire::Field;
 
-std::string Octets(uint64_t n) { return std::to_string(n) + (n == 1 ? " octet" : " octets"); }
+std::string Octets(uint64_t n) { return OctetText(n); }
 
 Field Node(std::string name, std::string value, std::optional<uint64_t> number = std::nullopt) {
   Field f;
@@ -19,18 +20,6 @@ Field Node(std::string name, std::string value, std::optional<uint64_t> number =
   f.value = std::move(value);
   f.number = number;
   return f;
-}
-
-std::string DirectionName(const ConnectionFraming& cf, int d) {
-  if (!cf.initiator) return d == 0 ? "client -> server" : "server -> client";
-  return d == *cf.initiator ? "Initiator -> Responder" : "Responder -> Initiator";
-}
-
-// "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040, Initiator -> Responder)"
-std::string Who(const ReassembledConnection& c, const ConnectionFraming& cf, int d) {
-  const DirectionStream& ds = c.directions[d];
-  return "connection " + std::to_string(c.index) + " (" + ds.source.ToString() + " -> " + ds.destination.ToString() +
-         ", " + DirectionName(cf, d) + ")";
 }
 
 // The capture frames that carried [offset, offset + length), in stream order.
@@ -190,76 +179,29 @@ bool DirectionDecoder::Resync(std::size_t i, std::size_t& pos, bool after_error)
   const uint64_t from = p.offset + pos;
   const std::optional<std::size_t> at = FindFpduBoundary(p, pos, f_, options_.profile);
   if (!at) {
-    std::string why;
-    if (f_.markers && !f_.seq_start) {
-      why = "Markers are in use but this direction's startup frame was not captured, so their positions are unknown";
-    } else if (!f_.decided) {
-      why = "no FPDU with a valid CRC followed by another one (the MPA handshake was not captured; Markers or CRCs "
-            "off cannot be recognised without it)";
-    } else {
-      why = std::string("no FPDU boundary where ") +
-            (f_.crc ? "the CRCs of two FPDUs in a row check" : "three FPDUs in a row have plausible headers (CRCs off)");
-    }
-    const uint64_t searched = std::min<uint64_t>(p.end() - from, kResyncWindow);
-    CaptureIssue w = Issue(IssueSeverity::kWarning,
-                           "cannot resynchronise at stream offset " + std::to_string(from) + ": " + why + " in " +
-                               Octets(searched) + "; " + Octets(p.end() - from) + " up to offset " +
-                               std::to_string(p.end()) + " not decoded",
-                           ds_.FrameAt(from));
+    CaptureIssue w = Issue(IssueSeverity::kWarning, ResyncFailedText(f_, from, p.end()), ds_.FrameAt(from));
     if (!cf_.iwarp) unsynced_ = std::move(w);
     else issues_.push_back(std::move(w));
     pos = p.octets.size();
     return false;
   }
   const uint64_t to = p.offset + *at;
-  if (!f_.decided) {
-    f_.decided = true;
-    f_.basis = "an FPDU with a valid CRC found at stream offset " + std::to_string(to) +
-               " (the MPA handshake was not captured); Markers assumed off";
-    cf_.iwarp = true;
-  }
-  std::string what;
-  if (to != from) {
-    what = "resynchronised at stream offset " + std::to_string(to) + " (capture frame " +
-           std::to_string(ds_.FrameAt(to)) + "): " + Octets(to - from) + " from offset " + std::to_string(from) +
-           " skipped";
-  } else if (!after_error && (i > 0 || p.offset > 0 || !ds_.syn)) {
-    what = "decoding starts at stream offset " + std::to_string(to) + " on an FPDU boundary found by " +
-           (f_.crc ? "its CRC" : "plausible headers");
-  }
-  if (!what.empty()) {
-    if (i == 0 && !after_error && p.offset == 0 && !ds_.syn) what += " (the capture starts after the MPA handshake)";
-    else if (!after_error) what += " (after a gap)";
-    issues_.push_back(Issue(IssueSeverity::kWarning, what, ds_.FrameAt(to)));
-  }
+  AdoptFoundFraming(cf_, f_, to);
+  const std::string what =
+      ResyncFoundText({from, to, ds_.FrameAt(to), after_error, i == 0, ds_.syn, f_.crc, p.offset});
+  if (!what.empty()) issues_.push_back(Issue(IssueSeverity::kWarning, what, ds_.FrameAt(to)));
   pos = *at;
   return true;
 }
 
 // The stream of piece i ends inside a frame.
 void DirectionDecoder::Truncated(std::size_t i, const wire::DecodeError& e) {
-  const std::string where = "incomplete " + std::string(e.field) + " at stream offset " + std::to_string(e.offset) + " (" +
-                            Octets(e.value) + " there, capture frame " + std::to_string(ds_.FrameAt(e.offset)) + ")";
   const bool gap_follows = i + 1 < ds_.pieces.size() ||
                            (!ds_.gaps.empty() && ds_.gaps.back().offset == ds_.pieces[i].end());
-  if (gap_follows) {
-    issues_.push_back(Issue(IssueSeverity::kWarning, "a frame continues into octets that were not captured: " + where,
-                            ds_.FrameAt(e.offset)));
-  } else if (ds_.fin_offset) {
-    CaptureIssue err = Issue(IssueSeverity::kError,
-                             "the sender closed its stream (FIN in capture frame " + std::to_string(ds_.fin_frame) +
-                                 ") inside a frame: " + where,
-                             ds_.FrameAt(e.offset));
-    err.error = e;
-    issues_.push_back(std::move(err));
-  } else if (ds_.rst_frame != 0) {
-    issues_.push_back(Issue(IssueSeverity::kWarning,
-                            "the connection was reset (capture frame " + std::to_string(ds_.rst_frame) +
-                                ") inside a frame: " + where,
-                            ds_.FrameAt(e.offset)));
-  } else {
-    issues_.push_back(Issue(IssueSeverity::kWarning, "the capture ends inside a frame: " + where, ds_.FrameAt(e.offset)));
-  }
+  TruncatedText t = DescribeTruncated(ds_, e, ds_.FrameAt(e.offset), gap_follows);
+  CaptureIssue issue = Issue(t.severity, t.message, ds_.FrameAt(e.offset));
+  if (t.severity == IssueSeverity::kError) issue.error = e;
+  issues_.push_back(std::move(issue));
 }
 
 std::string FrameList(const std::vector<uint64_t>& frames) {

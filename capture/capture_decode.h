@@ -94,7 +94,8 @@ struct CapturedUnit {
   // Markers removed). Valid during the call only.
   wire::ByteSpan octets;
   // The octets lie in the reassembled stream as they are (no Markers were
-  // removed), so they stay valid until DecodeCaptureFile / DecodeConnections returns.
+  // removed), so they stay valid until DecodeCaptureFile / DecodeConnections
+  // returns. Always false from the streaming decoder (capture_stream.h).
   bool stable = false;
   const wire::DecodedSegment* segment = nullptr;   // kSegment
   std::optional<wire::DecodeError> error;          // kError (offset: stream offset)
@@ -124,6 +125,9 @@ struct CaptureDecodeSummary {
   uint64_t warnings = 0;
   uint64_t errors = 0;            // decoding errors (and a cut-short file)
   bool interrupted = false;       // options.stop was set: what was reported is partial
+  // Streaming (StreamCaptureFile): the most octets held at once for
+  // reassembly and decoding, all connections together.
+  std::size_t peak_buffered_octets = 0;
 };
 
 // Reads, reassembles and decodes `path`.

@@ -16,16 +16,48 @@ std::string Where(uint32_t seq, uint64_t offset) {
 
 }  // namespace
 
-uint64_t DirectionStream::FrameAt(uint64_t offset) const {
+uint64_t FrameAtMarks(const std::vector<FrameMark>& frames, uint64_t offset) {
   auto it = std::upper_bound(frames.begin(), frames.end(), offset,
                              [](uint64_t o, const FrameMark& m) { return o < m.offset; });
   return it == frames.begin() ? 0 : std::prev(it)->frame;
 }
 
+uint64_t DirectionStream::FrameAt(uint64_t offset) const { return FrameAtMarks(frames, offset); }
+
 TcpReassembler::TcpReassembler(const ReassemblyOptions& options) : options_(options) {}
 TcpReassembler::~TcpReassembler() = default;
 
 std::size_t TcpReassembler::Waiting(std::size_t c, int d) const { return state_.at(c).state.at(d).pending_octets; }
+
+uint64_t TcpReassembler::FirstWaitingFrame(std::size_t c, int d) const {
+  const auto& frames = state_.at(c).state.at(d).pending_frames;
+  return frames.empty() ? 0 : frames.begin()->first;
+}
+
+namespace {
+
+void CountFrame(std::map<uint64_t, std::size_t>& frames, uint64_t frame, bool add) {
+  if (add) {
+    ++frames[frame];
+  } else if (auto it = frames.find(frame); it != frames.end() && --it->second == 0) {
+    frames.erase(it);
+  }
+}
+
+}  // namespace
+
+bool TcpReassembler::FinClosed(std::size_t c) const {
+  for (int d = 0; d < 2; ++d) {
+    const std::optional<uint64_t>& fin = connections_[c].directions[d].fin_offset;
+    if (!fin || state_[c].state[d].next < *fin) return false;
+  }
+  return true;
+}
+
+void TcpReassembler::Held(std::ptrdiff_t delta) {
+  buffered_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(buffered_) + delta);
+  peak_buffered_ = std::max(peak_buffered_, buffered_);
+}
 
 void TcpReassembler::Note(ReassemblyNoteKind kind, std::size_t c, int d, uint64_t frame, uint64_t offset,
                           uint64_t length, const std::string& what) {
@@ -81,8 +113,49 @@ int64_t TcpReassembler::OffsetOf(std::size_t c, int d, uint32_t seq) const {
 }
 
 void TcpReassembler::Add(const TcpSegment& s) {
+  AddSegment(s);
+  if (listener_ == nullptr || state_[last_connection_].closed) return;
+  const ReassembledConnection& conn = connections_[last_connection_];
+  if (conn.directions[0].rst_frame != 0 || conn.directions[1].rst_frame != 0 || FinClosed(last_connection_)) {
+    CloseHistory(last_connection_);
+  }
+}
+
+// Keeps the last `keep` octets of the history of (c, d), and frees the rest.
+void TcpReassembler::Forget(std::size_t c, int d, std::size_t keep) {
+  DirectionState& st = state_[c].state[d];
+  if (st.history.size() <= keep) return;
+  const std::size_t drop = st.history.size() - keep;
+  wire::Bytes tail(st.history.end() - static_cast<std::ptrdiff_t>(keep), st.history.end());
+  st.history.swap(tail);   // frees the old buffer
+  st.history_offset += drop;
+  Held(-static_cast<std::ptrdiff_t>(drop));
+  auto first = std::upper_bound(st.history_frames.begin(), st.history_frames.end(), st.history_offset,
+                                [](uint64_t o, const FrameMark& m) { return o < m.offset; });
+  if (first != st.history_frames.begin()) --first;
+  st.history_frames.erase(st.history_frames.begin(), first);
+}
+
+void TcpReassembler::CloseHistory(std::size_t c) {
+  state_[c].closed = true;
+  for (int d = 0; d < 2; ++d) {
+    Forget(c, d, kClosedHistory);
+    closed_octets_ += state_[c].state[d].history.size();
+  }
+  closed_.push_back(c);
+  while (closed_octets_ > kClosedHistoryBudget && closed_next_ < closed_.size()) {
+    const std::size_t old = closed_[closed_next_++];
+    for (int d = 0; d < 2; ++d) {
+      closed_octets_ -= state_[old].state[d].history.size();
+      Forget(old, d, 0);
+    }
+  }
+}
+
+void TcpReassembler::AddSegment(const TcpSegment& s) {
   int d = 0;
   const std::size_t c = ConnectionFor(s, d);
+  last_connection_ = c;
   ReassembledConnection& conn = connections_[c];
   DirectionStream& ds = conn.directions[d];
   conn.last_frame = s.frame;
@@ -156,19 +229,50 @@ void TcpReassembler::Data(std::size_t c, int d, int64_t offset, ByteSpan octets,
   const uint64_t next = state_[c].state[d].next;
   if (at < next) {
     const uint64_t old = std::min<uint64_t>(octets.size(), next - at);
-    for (const StreamPiece& p : ds.pieces) {
-      if (p.end() <= at || p.offset >= at + old) continue;
-      const uint64_t from = std::max(at, p.offset), to = std::min(at + old, p.end());
-      Compare(c, d, from, octets.subspan(from - at, to - from),
-              ByteSpan(p.octets).subspan(from - p.offset, to - from), ds.FrameAt(from), frame);
-    }
+    CompareDelivered(c, d, at, octets.first(old), frame);
     octets = octets.subspan(old);
     at += old;
   }
   if (octets.empty()) return;
+  if (at == next && state_[c].state[d].pending.empty()) {
+    Deliver(c, d, at, octets, frame);   // in order: straight through, no copy waits
+    return;
+  }
   Insert(c, d, at, octets, frame);
   Drain(c, d);
   if (state_[c].state[d].pending_octets > options_.max_out_of_order) Evict(c, d, frame);
+}
+
+// Octets at [at, at + size) were delivered already: compare with the first copy.
+void TcpReassembler::CompareDelivered(std::size_t c, int d, uint64_t at, ByteSpan octets, uint64_t frame) {
+  if (listener_ != nullptr) return CompareHistory(c, d, at, octets, frame);
+  const DirectionStream& ds = connections_[c].directions[d];
+  const uint64_t end = at + octets.size();
+  for (const StreamPiece& p : ds.pieces) {
+    if (p.end() <= at || p.offset >= end) continue;
+    const uint64_t from = std::max(at, p.offset), to = std::min(end, p.end());
+    Compare(c, d, from, octets.subspan(from - at, to - from), ByteSpan(p.octets).subspan(from - p.offset, to - from),
+            ds.FrameAt(from), frame);
+  }
+}
+
+// Streaming: only the history is left to compare with.
+void TcpReassembler::CompareHistory(std::size_t c, int d, uint64_t at, ByteSpan octets, uint64_t frame) {
+  DirectionState& st = state_[c].state[d];
+  const uint64_t end = at + octets.size();
+  if (at < st.history_offset && !st.beyond_history_noted) {
+    st.beyond_history_noted = true;
+    const uint64_t n = std::min(end, st.history_offset) - at;
+    Note(ReassemblyNoteKind::kBeyondHistory, c, d, frame, at, n,
+         Octets(n) + " retransmitted from stream offset " + std::to_string(at) + ", before the last " +
+             Octets(options_.history) + " kept, not compared with their first copy (reported once per direction)");
+  }
+  const uint64_t from = std::max(at, st.history_offset);
+  const uint64_t to = std::min(end, st.history_offset + st.history.size());   // a closed connection's is frozen
+  if (from >= to) return;
+  Compare(c, d, from, octets.subspan(from - at, to - from),
+          ByteSpan(st.history).subspan(from - st.history_offset, to - from), FrameAtMarks(st.history_frames, from),
+          frame);
 }
 
 // Stores the octets not already waiting, comparing those that are.
@@ -186,6 +290,8 @@ void TcpReassembler::Insert(std::size_t c, int d, uint64_t at, ByteSpan octets, 
                             octets.begin() + static_cast<std::ptrdiff_t>(next_start - at)),
                 frame};
       st.pending_octets += p.octets.size();
+      Held(static_cast<std::ptrdiff_t>(p.octets.size()));
+      CountFrame(st.pending_frames, frame, true);
       it = std::next(st.pending.emplace(cur, std::move(p)).first);
       cur = next_start;
       continue;
@@ -218,6 +324,8 @@ void TcpReassembler::Drain(std::size_t c, int d) {
   while (!st.pending.empty() && st.pending.begin()->first == st.next) {
     auto node = st.pending.extract(st.pending.begin());
     st.pending_octets -= node.mapped().octets.size();
+    Held(-static_cast<std::ptrdiff_t>(node.mapped().octets.size()));
+    CountFrame(st.pending_frames, node.mapped().frame, false);
     Deliver(c, d, node.key(), node.mapped().octets, node.mapped().frame);
   }
 }
@@ -234,9 +342,13 @@ void TcpReassembler::Evict(std::size_t c, int d, uint64_t frame) {
     const std::size_t n = std::min(over, p.octets.size());
     p.octets.resize(p.octets.size() - n);
     st.pending_octets -= n;
+    Held(-static_cast<std::ptrdiff_t>(n));
     dropped += n;
     lowest = last->first + p.octets.size();
-    if (p.octets.empty()) st.pending.erase(last);
+    if (p.octets.empty()) {
+      CountFrame(st.pending_frames, p.frame, false);
+      st.pending.erase(last);
+    }
   }
   Note(ReassemblyNoteKind::kBufferFull, c, d, frame, lowest, dropped,
        "out-of-order buffer full (" + Octets(options_.max_out_of_order) + " waiting): " + Octets(dropped) +
@@ -245,11 +357,45 @@ void TcpReassembler::Evict(std::size_t c, int d, uint64_t frame) {
 
 void TcpReassembler::Deliver(std::size_t c, int d, uint64_t offset, ByteSpan octets, uint64_t frame) {
   DirectionStream& ds = connections_[c].directions[d];
+  ds.delivered_end = offset + octets.size();
+  if (listener_ != nullptr) {
+    ds.octets_out += octets.size();
+    state_[c].state[d].next = offset + octets.size();
+    if (!state_[c].closed) Remember(state_[c].state[d], offset, octets, frame);
+    listener_->OnOctets(c, d, offset, octets, frame);
+    return;
+  }
   if (ds.pieces.empty() || ds.pieces.back().end() != offset) ds.pieces.push_back(StreamPiece{offset, {}});
   ds.pieces.back().octets.insert(ds.pieces.back().octets.end(), octets.begin(), octets.end());
   if (ds.frames.empty() || ds.frames.back().frame != frame) ds.frames.push_back(FrameMark{offset, frame});
   ds.octets_out += octets.size();
   state_[c].state[d].next = offset + octets.size();
+}
+
+// Streaming: keeps the last octets (at least options_.history of them).
+void TcpReassembler::Remember(DirectionState& st, uint64_t offset, ByteSpan octets, uint64_t frame) {
+  if (options_.history == 0) return;
+  if (st.history_offset + st.history.size() != offset) {   // after a gap (at Finish): start again
+    Held(-static_cast<std::ptrdiff_t>(st.history.size()));
+    st.history.clear();
+    st.history_frames.clear();
+    st.history_offset = offset;
+  }
+  if (st.history_frames.empty() || st.history_frames.back().frame != frame) {
+    st.history_frames.push_back(FrameMark{offset, frame});
+  }
+  st.history.insert(st.history.end(), octets.begin(), octets.end());
+  Held(static_cast<std::ptrdiff_t>(octets.size()));
+  if (st.history.size() <= 2 * options_.history) return;
+  // Drop the oldest in one go, so that the copying stays linear.
+  const std::size_t drop = st.history.size() - options_.history;
+  st.history.erase(st.history.begin(), st.history.begin() + static_cast<std::ptrdiff_t>(drop));
+  st.history_offset += drop;
+  Held(-static_cast<std::ptrdiff_t>(drop));
+  auto keep = std::upper_bound(st.history_frames.begin(), st.history_frames.end(), st.history_offset,
+                               [](uint64_t o, const FrameMark& m) { return o < m.offset; });
+  if (keep != st.history_frames.begin()) --keep;   // the mark covering the new first octet
+  st.history_frames.erase(st.history_frames.begin(), keep);
 }
 
 void TcpReassembler::FinishDirection(std::size_t c, int d) {

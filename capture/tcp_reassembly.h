@@ -23,6 +23,16 @@
 // - Octets before stream offset 0 (the capture began after them), after
 //   the FIN, and the payload of an RST are not part of the stream
 //   (reported, except for the RST payload and 1-octet keep-alives).
+// - Streaming (SetListener): contiguous octets go to the listener as they
+//   arrive instead of into DirectionStream::pieces / frames, so memory is
+//   bounded by the out-of-order cap and the retransmission history
+//   (ReassemblyOptions::history), not by the capture. A retransmission of
+//   octets older than the history cannot be compared with its first copy:
+//   reported once per direction. Once a connection is closed (both FINs
+//   delivered, or an RST) it keeps only the last kClosedHistory octets per
+//   direction, and all closed connections together at most
+//   kClosedHistoryBudget (the oldest closed are forgotten first); octets
+//   that still arrive after the close are not kept (nor compared).
 #pragma once
 
 #include <array>
@@ -40,6 +50,21 @@ namespace rdmapct::capture {
 
 struct ReassemblyOptions {
   std::size_t max_out_of_order = std::size_t{16} << 20;   // octets waiting per direction
+  // Streaming only: the last octets of each direction kept to compare
+  // retransmissions with (TCP retransmits what is unacknowledged: the window).
+  std::size_t history = std::size_t{4} << 20;
+};
+
+inline constexpr std::size_t kClosedHistory = std::size_t{16} << 10;
+inline constexpr std::size_t kClosedHistoryBudget = std::size_t{16} << 20;
+
+// Receives each direction's octets in stream order as they become
+// contiguous (streaming mode). `octets` is valid during the call only.
+class ReassemblyListener {
+ public:
+  virtual ~ReassemblyListener() = default;
+  virtual void OnOctets(std::size_t connection, int direction, uint64_t offset, wire::ByteSpan octets,
+                        uint64_t frame) = 0;
 };
 
 // Octets [offset, next mark's offset) of a direction came from capture frame `frame`.
@@ -48,6 +73,9 @@ struct FrameMark {
   uint64_t frame = 0;
   friend bool operator==(const FrameMark&, const FrameMark&) = default;
 };
+
+// The frame of the octet at `offset` under `frames` (ascending marks); 0: none before it.
+uint64_t FrameAtMarks(const std::vector<FrameMark>& frames, uint64_t offset);
 
 // Contiguous octets of a direction's stream.
 struct StreamPiece {
@@ -78,12 +106,13 @@ struct DirectionStream {
   uint64_t rst_frame = 0;        // 0: no RST from this side
   uint64_t segments = 0;         // segments of this direction (pure ACKs included)
   uint64_t octets_in = 0;        // payload octets captured, copies included
-  uint64_t octets_out = 0;       // octets in `pieces`
+  uint64_t octets_out = 0;       // octets in `pieces` (streaming: handed to the listener)
+  uint64_t delivered_end = 0;    // one past the last octet delivered
 
   // The capture frame of the octet at `offset` (0 when there is none before it).
   uint64_t FrameAt(uint64_t offset) const;
   // One past the last octet of the stream (the end of the last piece).
-  uint64_t end() const { return pieces.empty() ? 0 : pieces.back().end(); }
+  uint64_t end() const { return pieces.empty() ? delivered_end : pieces.back().end(); }
 };
 
 struct ReassembledConnection {
@@ -100,6 +129,7 @@ enum class ReassemblyNoteKind : uint8_t {
   kBeforeStart,          // octets before stream offset 0
   kAfterFin,             // octets after the FIN
   kUnexpectedSyn,        // a SYN in the middle of a stream
+  kBeyondHistory,        // streaming: a retransmission older than the history, not compared
 };
 
 struct ReassemblyNote {
@@ -134,6 +164,20 @@ class TcpReassembler {
   uint64_t notes_dropped() const { return notes_dropped_; }
   // Octets waiting out of order in direction `d` of connection `c` now.
   std::size_t Waiting(std::size_t c, int d) const;
+  // The connection the last Add was about.
+  std::size_t last_connection() const { return last_connection_; }
+  // Both directions delivered up to their FIN: no octet of connection c can
+  // be delivered any more (streaming or not).
+  bool FinClosed(std::size_t c) const;
+  // The smallest capture frame of the octets waiting in (c, d); 0: none wait.
+  uint64_t FirstWaitingFrame(std::size_t c, int d) const;
+
+  // Streaming mode: set before the first Add; `listener` outlives the reassembler.
+  void SetListener(ReassemblyListener* listener) { listener_ = listener; }
+  // Octets held now (out of order, and the streaming history) and the most
+  // ever held at once, over all connections: what reassembly costs in memory.
+  std::size_t buffered_octets() const { return buffered_; }
+  std::size_t peak_buffered_octets() const { return peak_buffered_; }
 
  private:
   struct Pending {
@@ -142,12 +186,19 @@ class TcpReassembler {
   };
   struct DirectionState {
     std::map<uint64_t, Pending> pending;   // non-overlapping, all beyond `next`
+    std::map<uint64_t, std::size_t> pending_frames;   // frame -> entries of `pending` from it
     std::size_t pending_octets = 0;
     uint64_t next = 0;                     // offset of the next octet expected
     std::optional<uint64_t> acked;         // highest offset the peer acknowledged
+    // Streaming: the last delivered octets, from stream offset history_offset.
+    wire::Bytes history;
+    uint64_t history_offset = 0;
+    std::vector<FrameMark> history_frames;
+    bool beyond_history_noted = false;
   };
   struct Conn {
     std::array<DirectionState, 2> state;
+    bool closed = false;   // streaming: both FINs delivered, or an RST
   };
 
   std::size_t ConnectionFor(const TcpSegment& s, int& direction);
@@ -159,6 +210,13 @@ class TcpReassembler {
   void Drain(std::size_t c, int d);
   void Evict(std::size_t c, int d, uint64_t frame);
   void Deliver(std::size_t c, int d, uint64_t offset, wire::ByteSpan octets, uint64_t frame);
+  void Remember(DirectionState& st, uint64_t offset, wire::ByteSpan octets, uint64_t frame);
+  void CompareDelivered(std::size_t c, int d, uint64_t at, wire::ByteSpan octets, uint64_t frame);
+  void CompareHistory(std::size_t c, int d, uint64_t at, wire::ByteSpan octets, uint64_t frame);
+  void Held(std::ptrdiff_t delta);
+  void AddSegment(const TcpSegment& segment);
+  void CloseHistory(std::size_t c);
+  void Forget(std::size_t c, int d, std::size_t keep);
   void FinishDirection(std::size_t c, int d);
   int64_t OffsetOf(std::size_t c, int d, uint32_t seq) const;
   void Note(ReassemblyNoteKind kind, std::size_t c, int d, uint64_t frame, uint64_t offset, uint64_t length,
@@ -171,6 +229,14 @@ class TcpReassembler {
   std::vector<ReassemblyNote> notes_;
   uint64_t notes_dropped_ = 0;
   bool finished_ = false;
+  ReassemblyListener* listener_ = nullptr;
+  std::size_t buffered_ = 0, peak_buffered_ = 0;
+  std::size_t last_connection_ = 0;
+  // Streaming: closed connections keep the tail of their history for late
+  // retransmissions, oldest dropped first beyond kClosedHistoryBudget.
+  std::vector<std::size_t> closed_;
+  std::size_t closed_next_ = 0;          // closed_[closed_next_] is the oldest still holding history
+  std::size_t closed_octets_ = 0;
 };
 
 }  // namespace rdmapct::capture

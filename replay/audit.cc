@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 
+#include "capture/capture_stream.h"
 #include "reference/model/endpoint.h"
 #include "reference/model/terminate_map.h"
 #include "reference/wire/ulp_convention.h"
@@ -38,7 +40,8 @@ std::string CodeText(TerminateCode c) {
 struct Unit {
   CapturedUnit::Kind kind = CapturedUnit::Kind::kSegment;
   uint64_t offset = 0, length = 0, frame = 0, last_frame = 0;
-  wire::ByteSpan octets;            // the ULPDU (points into the stream or into `owned`)
+  wire::ByteSpan octets;            // the ULPDU (the decoder's octets, or `owned` once it waits)
+  wire::Bytes owned;
   bool crc_bad = false, marker_bad = false;
   uint32_t received_crc = 0, computed_crc = 0;
   std::optional<TerminateHeader> terminate;   // the ULPDU is a decoded Terminate
@@ -56,17 +59,38 @@ struct Owed {
   uint64_t frame = 0;                     // where the offending octets were
 };
 
+// One connection's two passive models. Units arrive per direction in
+// stream order as they are decoded; they are audited in capture order (a
+// unit counts when its last octet was captured: the receiver could not act
+// on it before), so a unit waits until the other direction can have no
+// earlier one (OnProgress), at most `cap` octets of them per connection.
 class ConnectionAuditor {
  public:
-  ConnectionAuditor(const capture::ConnectionDecode& cd, const AuditOptions& options,
-                    const std::array<std::vector<Unit>, 2>& units, AuditReport& report)
-      : c_(*cd.connection), cf_(*cd.framing), options_(options), units_(units), report_(report) {}
+  ConnectionAuditor(const capture::ReassembledConnection& c, const capture::ConnectionFraming& cf,
+                    const AuditOptions& options)
+      : cf_(cf), options_(options), index_(c.index) {
+    for (int d = 0; d < 2; ++d) flow_[d] = c.directions[d].source.ToString() + " -> " + c.directions[d].destination.ToString();
+    summary_.index = c.index;
+    summary_.client = c.client.ToString();
+    summary_.server = c.server.ToString();
+  }
 
-  void Run();
+  void Push(int d, Unit u);
+  void Progress(const std::array<uint64_t, 2>& lowest) {
+    lowest_ = lowest;
+    Drain();
+  }
+  // No more units: audits what waits and judges the ends of the streams.
+  void End(const capture::ReassembledConnection& c, AuditReport& report);
+  std::size_t waiting() const { return waiting_; }
+  bool iwarp() const { return cf_.iwarp; }
 
  private:
   void Setup();
   void ApplyAdvertisement(int side, const wire::Advertisement& adv);
+  bool Ready(int d, uint64_t last_frame) const;
+  void Drain();
+  void Process(int s, const Unit& u);
   void Segment(int s, const Unit& u);
   void StartupFrame(int s, const Unit& u);
   void MpaSenderRules(int s, const Unit& u);
@@ -74,19 +98,26 @@ class ConnectionAuditor {
   void OweTerminate(int side, const model::Reactions& r, uint64_t frame);
   void CheckTerminate(int s, const Unit& u, const TerminateHeader& t);
   void CheckTerminateShape(int s, const Unit& u, const TerminateHeader& t, const Owed& e);
-  void Finish();
+  void Finish(const capture::ReassembledConnection& c);
   void Add(int d, uint64_t frame, uint64_t offset, std::string requirement, std::string check, std::string detail);
   std::string DirectionName(int d) const {
     if (!cf_.initiator) return d == 0 ? "client -> server" : "server -> client";
     return d == *cf_.initiator ? "Initiator -> Responder" : "Responder -> Initiator";
   }
 
-  const capture::ReassembledConnection& c_;
   const capture::ConnectionFraming& cf_;
   const AuditOptions& options_;
-  const std::array<std::vector<Unit>, 2>& units_;
-  AuditReport& report_;
+  const std::size_t index_;
+  std::array<std::string, 2> flow_;
   ConnectionAudit summary_;
+  std::vector<AuditFinding> findings_;
+  std::array<std::deque<Unit>, 2> queue_;
+  std::array<uint64_t, 2> lowest_{};                   // no later unit of direction d ends before frame lowest_[d]
+  std::array<std::optional<uint64_t>, 2> startup_last_;   // last frame of direction d's startup frame
+  std::size_t waiting_ = 0;                            // octets in queue_
+  bool forced_ = false;                                // the cap made a unit go before its turn
+  bool set_up_ = false;
+  bool first_fpdu_ = true;
   std::array<std::unique_ptr<RdmapEndpoint>, 2> ep_;   // ep_[d] models the endpoint that sends direction d
   std::array<std::optional<Owed>, 2> owed_;            // the Terminate the sender of direction d owes
   std::array<bool, 2> terminated_{};                   // direction d carried a Terminate
@@ -97,20 +128,21 @@ class ConnectionAuditor {
 void ConnectionAuditor::Add(int d, uint64_t frame, uint64_t offset, std::string requirement, std::string check,
                             std::string detail) {
   AuditFinding f;
-  f.connection = c_.index;
+  f.connection = index_;
   f.direction = d;
   f.direction_name = DirectionName(d);
-  f.flow = c_.directions[d].source.ToString() + " -> " + c_.directions[d].destination.ToString();
+  f.flow = flow_[d];
   f.capture_frame = frame;
   f.offset = offset;
   f.requirement = std::move(requirement);
   f.check = std::move(check);
   f.detail = std::move(detail);
-  report_.findings.push_back(std::move(f));
+  findings_.push_back(std::move(f));
   ++summary_.findings;
 }
 
 void ConnectionAuditor::Setup() {
+  set_up_ = true;
   for (int d = 0; d < 2; ++d) {
     model::EndpointConfig ec;
     ec.profile = options_.profile;
@@ -162,49 +194,92 @@ void ConnectionAuditor::ApplyAdvertisement(int side, const wire::Advertisement& 
   summary_.advertisement = true;
 }
 
-void ConnectionAuditor::Run() {
-  summary_.index = c_.index;
-  summary_.client = c_.client.ToString();
-  summary_.server = c_.server.ToString();
+void ConnectionAuditor::Push(int d, Unit u) {
+  if (u.kind == CapturedUnit::Kind::kStartupFrame && !startup_last_[d]) startup_last_[d] = u.last_frame;
+  if (queue_[0].empty() && queue_[1].empty() && Ready(d, u.last_frame)) {
+    Process(d, u);   // its turn already: audited from the decoder's octets, no copy
+    return;
+  }
+  if (u.octets.data() != u.owned.data()) {
+    u.owned.assign(u.octets.begin(), u.octets.end());
+    u.octets = u.owned;
+  }
+  waiting_ += u.owned.size();
+  queue_[d].push_back(std::move(u));
+  Drain();
+}
+
+// A unit of d ending in `last_frame` goes first when the other direction
+// has no unit ending before it (ties: direction 0 first, as ever).
+bool ConnectionAuditor::Ready(int d, uint64_t last_frame) const {
+  const int o = 1 - d;
+  if (!queue_[o].empty()) {
+    const uint64_t other = queue_[o].front().last_frame;
+    return d == 0 ? other >= last_frame : other > last_frame;
+  }
+  return d == 0 ? lowest_[o] >= last_frame : lowest_[o] > last_frame;
+}
+
+void ConnectionAuditor::Drain() {
+  for (;;) {
+    int s = -1;
+    for (int d = 0; d < 2 && s < 0; ++d) {
+      if (!queue_[d].empty() && Ready(d, queue_[d].front().last_frame)) s = d;
+    }
+    if (s < 0 && waiting_ > options_.reassembly.max_out_of_order) {
+      forced_ = true;   // the other direction holds back too long: audit in decoding order
+      s = queue_[0].empty() ? 1 : 0;
+    }
+    if (s < 0) return;
+    Unit u = std::move(queue_[s].front());
+    queue_[s].pop_front();
+    waiting_ -= u.owned.size();
+    Process(s, u);
+  }
+}
+
+void ConnectionAuditor::End(const capture::ReassembledConnection& c, AuditReport& report) {
+  lowest_ = {std::numeric_limits<uint64_t>::max(), std::numeric_limits<uint64_t>::max()};
+  Drain();
+  if (!set_up_) Setup();
   summary_.iwarp = cf_.iwarp;
   summary_.initiator = cf_.initiator;
-  summary_.octets = {c_.directions[0].octets_out, c_.directions[1].octets_out};
-  Setup();
-  // Both directions in capture order: a unit counts when its last octet was
-  // captured (the receiver could not act on it before).
-  std::array<std::size_t, 2> next{};
-  bool first_fpdu = true;
-  while (next[0] < units_[0].size() || next[1] < units_[1].size()) {
-    int s = 0;
-    if (next[0] == units_[0].size()) {
-      s = 1;
-    } else if (next[1] < units_[1].size() && units_[1][next[1]].last_frame < units_[0][next[0]].last_frame) {
-      s = 1;
-    }
-    const Unit& u = units_[s][next[s]++];
-    if (u.kind == CapturedUnit::Kind::kStartupFrame) {
-      StartupFrame(s, u);
-      continue;
-    }
-    if (u.kind != CapturedUnit::Kind::kSegment) continue;
-    MpaSenderRules(s, u);
-    // REQ R5044-7.1.2-R04
-    // The Initiator sends the first FPDU; RFC 6581 (Rev 2, S) lets the
-    // Responder go first only with the enhanced negotiation.
-    if (first_fpdu && cf_.initiator && s != *cf_.initiator && cf_.startup[s].frame &&
-        !cf_.startup[s].frame->enhanced_data) {
-      Add(s, u.frame, u.offset, "R5044-7.1.2-R04", "responder-sent-first-fpdu",
-          "the Responder's FPDU came before any FPDU of the Initiator; expected the Initiator's first FPDU first");
-    }
-    first_fpdu = false;
-    if (u.crc_bad || u.marker_bad) {
-      BadFpdu(s, u);
-    } else {
-      Segment(s, u);
-    }
+  summary_.octets = {c.directions[0].octets_out, c.directions[1].octets_out};
+  Finish(c);
+  for (AuditFinding& f : findings_) report.findings.push_back(std::move(f));
+  report.connections.push_back(summary_);
+  if (forced_) {
+    capture::CaptureIssue w;
+    w.message = "connection " + std::to_string(index_) + ": more than " +
+                std::to_string(options_.reassembly.max_out_of_order) +
+                " octets of ULPDUs waited for the other direction; part of it was audited in decoding order";
+    w.connection = index_;
+    report.issues.push_back(std::move(w));
   }
-  Finish();
-  report_.connections.push_back(summary_);
+}
+
+void ConnectionAuditor::Process(int s, const Unit& u) {
+  if (!set_up_) Setup();
+  if (u.kind == CapturedUnit::Kind::kStartupFrame) {
+    StartupFrame(s, u);
+    return;
+  }
+  if (u.kind != CapturedUnit::Kind::kSegment) return;
+  MpaSenderRules(s, u);
+  // REQ R5044-7.1.2-R04
+  // The Initiator sends the first FPDU; RFC 6581 (Rev 2, S) lets the
+  // Responder go first only with the enhanced negotiation.
+  if (first_fpdu_ && cf_.initiator && s != *cf_.initiator && cf_.startup[s].frame &&
+      !cf_.startup[s].frame->enhanced_data) {
+    Add(s, u.frame, u.offset, "R5044-7.1.2-R04", "responder-sent-first-fpdu",
+        "the Responder's FPDU came before any FPDU of the Initiator; expected the Initiator's first FPDU first");
+  }
+  first_fpdu_ = false;
+  if (u.crc_bad || u.marker_bad) {
+    BadFpdu(s, u);
+  } else {
+    Segment(s, u);
+  }
 }
 
 // REQ R5044-7.1.1-15
@@ -212,16 +287,13 @@ void ConnectionAuditor::Run() {
 void ConnectionAuditor::StartupFrame(int s, const Unit& u) {
   // REQ R5044-7.1.2-R02a
   // The Responder answers only a complete (and validated) Request.
-  if (cf_.initiator && s != *cf_.initiator && cf_.startup[s].is_reply) {
-    for (const Unit& q : units_[*cf_.initiator]) {
-      if (q.kind != CapturedUnit::Kind::kStartupFrame) continue;
-      if (u.frame < q.last_frame) {
-        Add(s, u.frame, u.offset, "R5044-7.1.2-R02a", "mpa-reply-before-request",
-            "the MPA Reply starts in frame " + std::to_string(u.frame) + ", before the Request was complete (frame " +
-                std::to_string(q.last_frame) + "); expected the whole Request first");
-      }
-      break;
-    }
+  // Both startup frames are decoded when the framing is decided, before
+  // any unit is audited: the Request's last frame is known here.
+  const std::optional<uint64_t>& request = cf_.initiator ? startup_last_[*cf_.initiator] : std::nullopt;
+  if (cf_.initiator && s != *cf_.initiator && cf_.startup[s].is_reply && request && u.frame < *request) {
+    Add(s, u.frame, u.offset, "R5044-7.1.2-R02a", "mpa-reply-before-request",
+        "the MPA Reply starts in frame " + std::to_string(u.frame) + ", before the Request was complete (frame " +
+            std::to_string(*request) + "); expected the whole Request first");
   }
   if (u.startup_res == 0) return;
   char b[8];
@@ -383,119 +455,182 @@ void ConnectionAuditor::CheckTerminateShape(int s, const Unit& u, const Terminat
 // REQ R5040-7.1-02 R5040-7.1-02c2 R5040-7.1-02c3
 // A Terminate owed and never sent, although the side went on sending or
 // closed its stream.
-void ConnectionAuditor::Finish() {
+void ConnectionAuditor::Finish(const capture::ReassembledConnection& c) {
   for (int d = 0; d < 2; ++d) {
     if (!owed_[d] || OptionalRequesterCheck(owed_[d]->violation.kind)) continue;
     // Judged only when the side had its chance: it sent something else
     // after the error, or closed its stream; a capture that simply ends
     // may have missed the Terminate.
-    const capture::DirectionStream& ds = c_.directions[d];
+    const capture::DirectionStream& ds = c.directions[d];
     if (!spoke_after_owed_[d] && !ds.fin_offset && ds.rst_frame == 0) continue;
     const Owed& e = *owed_[d];
     const TerminateRule& rule = model::RuleFor(e.violation.kind);
     const TerminateCode code = e.model ? e.model->code : model::ChosenCode(e.violation.kind, {});
-    Add(d, 0, c_.directions[d].end(), "R5040-7.1-02", "terminate-missing",
+    Add(d, 0, c.directions[d].end(), "R5040-7.1-02", "terminate-missing",
         "no Terminate sent after the peer's " + std::string(rule.name) + " in frame " + std::to_string(e.frame) +
             " (" + e.violation.detail + "); expected a Terminate " + CodeText(code));
   }
 }
 
-// Collects the units of the connection being decoded; audits it when its
-// framing is known.
-class AuditSink : public capture::CaptureDecodeSink {
+// What the auditor needs of a decoded unit (the octets still point into the decoder).
+Unit FromCaptured(const CapturedUnit& cu) {
+  Unit u;
+  u.kind = cu.kind;
+  u.offset = cu.offset;
+  u.length = cu.length;
+  u.frame = cu.capture_frame;
+  u.last_frame = cu.last_capture_frame;
+  if (cu.kind == CapturedUnit::Kind::kStartupFrame && cu.octets.size() > 16) {
+    u.startup_res = cu.octets[16] & wire::kMpaResMask;
+  }
+  if (cu.kind != CapturedUnit::Kind::kSegment || cu.segment == nullptr) return u;
+  const wire::DecodedSegment& s = *cu.segment;
+  if (s.fpdu != nullptr) {
+    u.crc_bad = !s.fpdu->crc_ok;
+    u.marker_bad = !s.fpdu->marker_ok;
+    u.received_crc = s.fpdu->received_crc;
+    u.computed_crc = s.fpdu->computed_crc;
+    for (uint8_t i = 0; i < s.fpdu->pad_length; ++i) {
+      if (s.fpdu->pad[i] != 0 && u.pad_nonzero == 0) u.pad_nonzero = s.fpdu->pad[i];
+    }
+    for (const wire::MarkerSeen& m : s.fpdu->markers) {
+      if (m.reserved != 0) u.marker_reserved = m.reserved;
+      if (m.ok() && m.fpduptr != m.expected_fpduptr) u.fpduptr_inexact = {m.fpduptr, m.expected_fpduptr};
+    }
+  }
+  if (s.rdmap && s.rdmap->header_present) {
+    if (const auto* t = std::get_if<TerminateHeader>(&s.rdmap->header)) u.terminate = *t;
+  }
+  u.octets = cu.octets;
+  return u;
+}
+
+// Hands each connection's units to its auditor as the capture layer
+// decodes them; a connection's findings join the report, in connection
+// order, when it ends.
+class AuditSink : public capture::CaptureStreamSink {
  public:
   AuditSink(const AuditOptions& options, AuditReport& report) : options_(options), report_(report) {}
 
+  void OnFraming(const capture::ReassembledConnection& c, const capture::ConnectionFraming& cf) override {
+    if (auditors_.size() <= c.index) auditors_.resize(c.index + 1);
+    auditors_[c.index] = std::make_unique<ConnectionAuditor>(c, cf, options_);
+  }
   void OnUnit(const CapturedUnit& cu) override {
     if (cu.kind == CapturedUnit::Kind::kError) return;   // CRC/Marker: seen on the segment itself
-    Unit u;
-    u.kind = cu.kind;
-    u.offset = cu.offset;
-    u.length = cu.length;
-    u.frame = cu.capture_frame;
-    u.last_frame = cu.last_capture_frame;
-    if (cu.kind == CapturedUnit::Kind::kSegment && cu.segment != nullptr) {
-      const wire::DecodedSegment& s = *cu.segment;
-      if (s.fpdu != nullptr) {
-        u.crc_bad = !s.fpdu->crc_ok;
-        u.marker_bad = !s.fpdu->marker_ok;
-        u.received_crc = s.fpdu->received_crc;
-        u.computed_crc = s.fpdu->computed_crc;
-      }
-      if (s.fpdu != nullptr) {
-        for (uint8_t i = 0; i < s.fpdu->pad_length; ++i) {
-          if (s.fpdu->pad[i] != 0 && u.pad_nonzero == 0) u.pad_nonzero = s.fpdu->pad[i];
-        }
-        for (const wire::MarkerSeen& m : s.fpdu->markers) {
-          if (m.reserved != 0) u.marker_reserved = m.reserved;
-          if (m.ok() && m.fpduptr != m.expected_fpduptr) u.fpduptr_inexact = {m.fpduptr, m.expected_fpduptr};
-        }
-      }
-      if (s.rdmap && s.rdmap->header_present) {
-        if (const auto* t = std::get_if<TerminateHeader>(&s.rdmap->header)) u.terminate = *t;
-      }
-      if (cu.stable) {
-        u.octets = cu.octets;
-      } else {
-        owned_.emplace_back(cu.octets.begin(), cu.octets.end());
-        u.octets = owned_.back();
-      }
-    }
-    if (cu.kind == CapturedUnit::Kind::kStartupFrame && cu.octets.size() > 16) {
-      u.startup_res = cu.octets[16] & wire::kMpaResMask;
-    }
-    units_[cu.direction].push_back(u);
+    if (cu.connection >= auditors_.size() || !auditors_[cu.connection]) return;   // none come after the close
+    ConnectionAuditor& a = *auditors_[cu.connection];
+    waiting_ -= a.waiting();
+    a.Push(cu.direction, FromCaptured(cu));
+    Count(a);
   }
-  void OnConnection(const capture::ConnectionDecode& cd) override {
+  void OnProgress(std::size_t c, const std::array<uint64_t, 2>& lowest) override {
+    if (c >= auditors_.size() || !auditors_[c]) return;   // closed already
+    ConnectionAuditor& a = *auditors_[c];
+    waiting_ -= a.waiting();
+    a.Progress(lowest);
+    Count(a);
+  }
+  // Audits what is left and keeps only the result, until its turn comes.
+  void OnConnectionClosed(const capture::ReassembledConnection& c) override {
+    if (c.index >= auditors_.size() || !auditors_[c.index]) return;
+    waiting_ -= auditors_[c.index]->waiting();
+    if (auditors_[c.index]->iwarp()) auditors_[c.index]->End(c, done_[c.index]);
+    auditors_[c.index].reset();
+  }
+  void OnConnectionEnd(const capture::ConnectionDecode& cd) override {
+    const std::size_t c = cd.connection->index;
+    if (auto it = done_.find(c); it != done_.end()) {
+      Take(std::move(it->second));
+      done_.erase(it);
+      return;
+    }
+    if (c >= auditors_.size() || !auditors_[c]) return;
+    waiting_ -= auditors_[c]->waiting();
     if (cd.framing->iwarp) {
-      ConnectionAuditor(cd, options_, units_, report_).Run();
-      const ConnectionAudit& a = report_.connections.back();
-      report_.octets += a.octets[0] + a.octets[1];
-      report_.segments += a.segments[0] + a.segments[1];
+      AuditReport one;
+      auditors_[c]->End(*cd.connection, one);
+      Take(std::move(one));
     }
-    units_[0].clear();
-    units_[1].clear();
-    owned_.clear();
+    auditors_[c].reset();
   }
-  void OnFrame(const capture::CaptureFrame&) override {}
   void OnIssue(const capture::CaptureIssue& issue) override { report_.issues.push_back(issue); }
 
+  std::size_t peak_waiting() const { return peak_waiting_; }
+
  private:
+  // One connection's audit joins the report.
+  void Take(AuditReport one) {
+    for (ConnectionAudit& a : one.connections) {
+      report_.octets += a.octets[0] + a.octets[1];
+      report_.segments += a.segments[0] + a.segments[1];
+      report_.connections.push_back(std::move(a));
+    }
+    for (AuditFinding& f : one.findings) report_.findings.push_back(std::move(f));
+    for (capture::CaptureIssue& i : one.issues) report_.issues.push_back(std::move(i));
+  }
+  void Count(const ConnectionAuditor& a) {
+    waiting_ += a.waiting();
+    peak_waiting_ = std::max(peak_waiting_, waiting_);
+  }
+
   const AuditOptions& options_;
   AuditReport& report_;
-  std::array<std::vector<Unit>, 2> units_;
-  std::deque<wire::Bytes> owned_;   // ULPDUs with Markers removed (not in the stream as they are)
+  std::vector<std::unique_ptr<ConnectionAuditor>> auditors_;
+  std::map<std::size_t, AuditReport> done_;   // closed connections' results, until OnConnectionEnd
+  std::size_t waiting_ = 0, peak_waiting_ = 0;   // ULPDU octets waiting for their turn, all connections
 };
 
-capture::CaptureDecodeOptions DecodeOptions(const AuditOptions& options) {
-  capture::CaptureDecodeOptions o;
+capture::CaptureStreamOptions StreamOptions(const AuditOptions& options) {
+  capture::CaptureStreamOptions o;
   o.profile = options.profile;
   o.connection = options.connection;
   o.reassembly = options.reassembly;
-  o.describe = false;
   o.stop = options.stop;
   return o;
 }
 
-}  // namespace
-
-void AuditConnections(const capture::TcpReassembler& reassembler, const AuditOptions& options, AuditReport& report) {
-  AuditSink sink(options, report);
-  capture::CaptureDecodeSummary summary;
-  capture::DecodeConnections(reassembler, DecodeOptions(options), sink, summary);
-  report.tcp_connections = summary.connections;
-  report.connection_missing = summary.connection_missing;
-}
-
-AuditReport AuditCaptureFile(const std::string& path, const AuditOptions& options) {
-  AuditReport report;
-  AuditSink sink(options, report);
-  const capture::CaptureDecodeSummary summary = capture::DecodeCaptureFile(path, DecodeOptions(options), sink);
+void TakeSummary(const capture::CaptureDecodeSummary& summary, std::size_t peak_waiting, AuditReport& report) {
   report.read = summary.read;
   report.link_type_supported = summary.read.link_type >= 0 && capture::SupportedLinkType(summary.read.link_type);
   report.tcp_connections = summary.connections;
   report.connection_missing = summary.connection_missing;
   report.interrupted = summary.interrupted;
+  report.peak_buffered_octets = summary.peak_buffered_octets;
+  report.peak_waiting_octets = peak_waiting;
+}
+
+}  // namespace
+
+struct SegmentAudit::Impl {
+  explicit Impl(const AuditOptions& o) : options(o), sink(options, report), decoder(StreamOptions(options), sink) {}
+  const AuditOptions options;
+  AuditReport report;
+  AuditSink sink;
+  capture::CaptureStreamDecoder decoder;
+};
+
+SegmentAudit::SegmentAudit(const AuditOptions& options) : impl_(std::make_unique<Impl>(options)) {}
+SegmentAudit::~SegmentAudit() = default;
+
+void SegmentAudit::Add(const capture::TcpSegment& segment) { impl_->decoder.Add(segment); }
+
+std::size_t SegmentAudit::buffered_octets() const { return impl_->decoder.buffered_octets(); }
+
+AuditReport SegmentAudit::Finish() {
+  capture::CaptureReadSummary read;
+  read.opened = true;
+  read.link_type = 1;   // DLT_EN10MB: the segments were handed in
+  const capture::CaptureDecodeSummary summary = impl_->decoder.Finish(read);
+  TakeSummary(summary, impl_->sink.peak_waiting(), impl_->report);
+  return std::move(impl_->report);
+}
+
+AuditReport AuditCaptureFile(const std::string& path, const AuditOptions& options) {
+  AuditReport report;
+  AuditSink sink(options, report);
+  const capture::CaptureDecodeSummary summary = capture::StreamCaptureFile(path, StreamOptions(options), sink);
+  TakeSummary(summary, sink.peak_waiting(), report);
   return report;
 }
 

@@ -1,8 +1,9 @@
 // Auditing captured iWARP traffic (`rdmapct replay FILE --audit`): every
-// connection of a capture is decoded by the capture layer
-// (capture::DecodeCaptureFile, CaptureDecodeSink::OnUnit gives the raw
-// ULPDUs per direction) and both of its endpoints are run as passive
-// reference models (model::EndpointConfig::passive):
+// connection of a capture is decoded by the capture layer as the capture
+// streams in (capture::StreamCaptureFile, CaptureStreamSink::OnUnit gives
+// the raw ULPDUs per direction as they are decoded) and both of its
+// endpoints are run as passive reference models
+// (model::EndpointConfig::passive):
 //
 //   - the model of the receiver checks what it receives against the
 //     receiver's rules of RFC 5040/5041/7306/COMMIT (DV/RV/QN/opcode,
@@ -30,6 +31,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -44,8 +46,10 @@ namespace rdmapct::replay {
 struct AuditOptions {
   wire::Profile profile = wire::Profile::kCommit;
   std::optional<std::size_t> connection;   // audit only this connection
+  // Also the cap on ULPDU octets waiting per connection for their turn in
+  // capture order (max_out_of_order; beyond it, a warning and decoding order).
   capture::ReassemblyOptions reassembly;
-  const std::atomic<int>* stop = nullptr;  // capture::CaptureDecodeOptions::stop
+  const std::atomic<int>* stop = nullptr;  // capture::CaptureStreamOptions::stop
 };
 
 // One protocol violation.
@@ -83,13 +87,37 @@ struct AuditReport {
   uint64_t octets = 0;                // stream octets of the audited connections
   uint64_t segments = 0;              // ULPDUs audited
   bool interrupted = false;           // options.stop was set: the audit covers part of the capture
+  // The most octets held at once: for TCP reassembly and MPA decoding
+  // (capture::CaptureDecodeSummary::peak_buffered_octets), and ULPDUs
+  // waiting for their turn in capture order.
+  std::size_t peak_buffered_octets = 0;
+  std::size_t peak_waiting_octets = 0;
 };
 
-// Reads `path` and audits every iWARP connection in it.
+// Reads `path` and audits every iWARP connection in it, as the capture
+// streams in (capture::StreamCaptureFile): memory is bounded per
+// connection, not by the size of the capture.
 AuditReport AuditCaptureFile(const std::string& path, const AuditOptions& options);
 
-// The audit part on connections already reassembled (Finish() called), for
-// tests and benchmarks that build their segments in memory.
-void AuditConnections(const capture::TcpReassembler& reassembler, const AuditOptions& options, AuditReport& report);
+// The same audit on segments handed in one by one, for tests and
+// benchmarks that build their conversations in memory.
+class SegmentAudit {
+ public:
+  explicit SegmentAudit(const AuditOptions& options = {});
+  ~SegmentAudit();
+  SegmentAudit(const SegmentAudit&) = delete;
+  SegmentAudit& operator=(const SegmentAudit&) = delete;
+
+  // Segments in capture order (frame numbers from 1).
+  void Add(const capture::TcpSegment& segment);
+  // Octets held now for reassembly and decoding.
+  std::size_t buffered_octets() const;
+  // Audits what is left; call once.
+  AuditReport Finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rdmapct::replay

@@ -222,6 +222,7 @@ TEST(ReassemblyCap, OutOfOrderOctetsBeyondTheCapAreDroppedFurthestFirst) {
   r.Add(Segment(2, kClient, kServer, 101 + 10, kTcpAck, a));   // offsets 10..15
   r.Add(Segment(3, kClient, kServer, 101 + 20, kTcpAck, b));   // 20..25: 12 waiting, 2 over the cap
   EXPECT_EQ(r.Waiting(0, 0), 10u);
+  EXPECT_EQ(r.FirstWaitingFrame(0, 0), 2u);
   r.Add(Segment(4, kClient, kServer, 101, kTcpAck, head));     // 0..3
   r.Finish();
   const DirectionStream& d = r.connections()[0].directions[0];
@@ -257,6 +258,56 @@ TEST(ReassemblyConnections, ANewSynOnTheSameFourTupleIsANewConnection) {
   EXPECT_EQ(r.connections()[2].client, other);
   EXPECT_EQ(r.connections()[2].server, kServer);
   EXPECT_TRUE(r.notes().empty());
+}
+
+}  // namespace
+}  // namespace rdmapct::capture
+
+namespace rdmapct::capture {
+namespace {
+
+// Streaming mode: what the listener gets, in order.
+struct Listened : ReassemblyListener {
+  std::string octets;
+  std::vector<uint64_t> frames;
+  void OnOctets(std::size_t, int, uint64_t offset, wire::ByteSpan o, uint64_t frame) override {
+    EXPECT_EQ(offset, octets.size());
+    octets.append(o.begin(), o.end());
+    frames.push_back(frame);
+  }
+};
+
+// Octets go to the listener as they become contiguous and are not kept;
+// only the history is, to compare retransmissions with: a differing copy
+// inside it is a conflicting overlap, one older than it is said once.
+TEST(ReassemblyStreaming, OctetsGoToTheListenerAndOnlyTheHistoryIsKept) {
+  ReassemblyOptions o;
+  o.history = 8;
+  TcpReassembler r(o);
+  Listened l;
+  r.SetListener(&l);
+  const wire::Bytes a = Text("0123456789"), b = Text("abcdefghij"), c = Text("ABCDEFGHIJ");
+  r.Add(Segment(1, kClient, kServer, 100, kTcpSyn, {}));
+  r.Add(Segment(2, kClient, kServer, 111, kTcpAck, b));   // offsets 10..19: wait
+  EXPECT_EQ(r.buffered_octets(), 10u);
+  EXPECT_EQ(r.FirstWaitingFrame(0, 0), 2u);
+  r.Add(Segment(3, kClient, kServer, 101, kTcpAck, a));   // 0..9, then 10..19 follow
+  r.Add(Segment(4, kClient, kServer, 121, kTcpAck, c));   // 20..29
+  EXPECT_EQ(l.octets, "0123456789abcdefghijABCDEFGHIJ");
+  EXPECT_THAT(l.frames, ElementsAre(3, 2, 4));
+  EXPECT_TRUE(r.connections()[0].directions[0].pieces.empty());
+  EXPECT_LE(r.buffered_octets(), 2 * o.history);
+  EXPECT_EQ(r.FirstWaitingFrame(0, 0), 0u);
+  r.Add(Segment(5, kClient, kServer, 101, kTcpAck, Text("zz")));    // 0..1, long gone: said once
+  r.Add(Segment(6, kClient, kServer, 103, kTcpAck, Text("zz")));    // not again
+  r.Add(Segment(7, kClient, kServer, 129, kTcpAck, Text("!")));     // 28: differs from frame 4's 'I'
+  r.Finish();
+  ASSERT_EQ(r.notes().size(), 2u);
+  EXPECT_EQ(r.notes()[0].kind, ReassemblyNoteKind::kBeyondHistory);
+  EXPECT_EQ(r.notes()[1].kind, ReassemblyNoteKind::kConflictingOverlap);
+  EXPECT_THAT(r.notes()[1].message, ::testing::HasSubstr("copy in frame 4"));
+  EXPECT_GE(r.peak_buffered_octets(), 10u);   // the out-of-order wait counts
+  EXPECT_LE(r.peak_buffered_octets(), 2 * o.history + 10);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// replay::AuditConnections on conversations built segment by segment (no
+// replay::SegmentAudit on conversations built segment by segment (no
 // file): each test breaks (or keeps) one RFC rule and checks what the audit
 // reports - the requirement id, the side, the frame - and that a correct
 // exchange is not reported.
@@ -43,7 +43,7 @@ Bytes Advertisement(uint16_t ird = 4) {
 // One TCP connection, one segment per call, frames numbered from 1.
 class Conversation {
  public:
-  explicit Conversation(const Bytes& reply_private_data = {}) {
+  explicit Conversation(const Bytes& reply_private_data = {}, const AuditOptions& options = {}) : audit_(options) {
     wire::MpaStartupFrame req;
     req.crc_required = true;
     Data(kInitiator, wire::EncodeMpaStartupFrame(req));
@@ -65,19 +65,14 @@ class Conversation {
     s.flags = capture::kTcpAck;
     s.payload = payload;
     seq_[from] += static_cast<uint32_t>(payload.size());
-    reassembler_.Add(s);
+    audit_.Add(s);
     return frame_;
   }
   uint64_t Fpdu(int from, const wire::RdmapSegment& seg) { return Data(from, wire::EncodeFpdu(wire::EncodeSegment(seg))); }
-  AuditReport Audit() {
-    reassembler_.Finish();
-    AuditReport r;
-    AuditConnections(reassembler_, {}, r);
-    return r;
-  }
+  AuditReport Audit() { return audit_.Finish(); }
 
  private:
-  capture::TcpReassembler reassembler_;
+  SegmentAudit audit_;
   capture::Endpoint ends_[2] = {{{4, {10, 0, 0, 1}}, 49152}, {{4, {10, 0, 0, 2}}, 5040}};
   uint32_t seq_[2] = {1000, 5000};
   uint64_t frame_ = 0;
@@ -310,6 +305,36 @@ TEST(Audit, ReplyBeforeTheRequestIsComplete) {
   EXPECT_EQ(r.findings[0].requirement, "R5044-7.1.2-R02a");
   EXPECT_EQ(r.findings[0].direction, kResponder);
   EXPECT_EQ(r.findings[0].capture_frame, reply);
+}
+
+// Issue 16: the audit streams. A conversation 20 times the out-of-order
+// cap, in which the Initiator sends most of the time and the Responder now
+// and then, is audited whole while the octets held stay within the
+// windows (the histories kept for retransmissions, an FPDU per direction,
+// and the ULPDUs waiting for their turn in capture order).
+TEST(AuditMemory, AConversationManyTimesTheCapIsAuditedWithinItsWindows) {
+  AuditOptions options;
+  options.reassembly.max_out_of_order = std::size_t{1} << 20;
+  options.reassembly.history = std::size_t{64} << 10;
+  Conversation c(Advertisement(), options);
+  const std::vector<uint8_t> block(1024, 0x42);
+  constexpr int kWrites = 20480;
+  int reads = 0;
+  for (int n = 0; n < kWrites; ++n) {
+    c.Fpdu(kInitiator, wire::MakeRdmaWrite(kRegion, 1024 * (n % 4), block));
+    if (n % 512 == 511) {
+      c.Fpdu(kInitiator, wire::MakeReadRequest(++reads, {0xAA01, 0, 1024, kRegion, 0}));
+      c.Fpdu(kResponder, wire::MakeReadResponse(0xAA01, 0, block));
+    }
+  }
+  const AuditReport r = c.Audit();
+  EXPECT_TRUE(r.findings.empty()) << ::testing::PrintToString(Ids(r));
+  ASSERT_EQ(r.connections.size(), 1u);
+  EXPECT_EQ(r.connections[0].segments[kInitiator], static_cast<uint64_t>(kWrites + reads));
+  EXPECT_EQ(r.connections[0].segments[kResponder], static_cast<uint64_t>(reads));
+  EXPECT_GT(r.octets, 20 * options.reassembly.max_out_of_order);
+  EXPECT_LE(r.peak_buffered_octets, 4 * options.reassembly.history + 4 * 2048);
+  EXPECT_LE(r.peak_waiting_octets, 4 * 2048u);
 }
 
 }  // namespace
