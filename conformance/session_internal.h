@@ -73,6 +73,7 @@ struct PeerState {
   std::vector<std::size_t> unanswered;  // commands whose Read Request the suite holds
   uint16_t suite_ird = kDefaultSuiteIrd;
   bool broken_sent = false;           // a broken answer (or none) ends the expectation
+  std::string case_error;             // a broken answer the request cannot take
   wire::Bytes memory;                 // the suite's region
 };
 
@@ -140,8 +141,10 @@ class CaseSession {
   std::string CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p);
-  wire::Bytes AtomicResponseOctets(PeerCommand& p);
+  wire::Bytes AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
+  wire::Bytes FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what);
+  wire::Bytes AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);
   std::string CheckCompletion(const ReceivedEvent& got);
   std::string TakePeerInput(MatchOutcome& o);

@@ -202,8 +202,10 @@ void ReferenceTargetSession::PumpCommands(wire::Bytes& out) {
 void ReferenceTargetSession::SettleCommands() {
   if (!config_.commands) return;
   bool failed_one = false;
+  const bool as_completed = config_.faults.Has(model::Fault::kSettleInFlightAsCompleted);
   for (const CommandSlot& s : commands_) {
-    if (s.state == CommandSlot::kDone && s.status == CompletionStatus::kSuccess) {
+    if ((s.state == CommandSlot::kDone && s.status == CompletionStatus::kSuccess) ||
+        (s.state == CommandSlot::kInFlight && as_completed)) {
       ++command_counts_.completed;
     } else if (s.state == CommandSlot::kInFlight && !failed_one) {
       failed_one = true;

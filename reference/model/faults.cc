@@ -184,6 +184,21 @@ const std::vector<FaultInfo> kFaults = {
      "as MPA Initiator, sends its client-server first FPDU when it can send none of the Reply's RTR types, instead "
      "of TERM 2/0/0x07",
      "R6581-9.2-12 R6581-9.2-13"},
+    {Fault::kAcceptUnsolicitedReadResponse, "accept-unsolicited-read-response",
+     "a Read Response with no Read outstanding is placed at its STag like an RDMA Write instead of being refused",
+     "R5040-5.2.2-08 R5040-6.2.1-01"},
+    {Fault::kCompleteShortReadResponse, "complete-short-read-response",
+     "a Read Response that sets L before RDMARDSZ octets arrived completes the Read instead of being refused",
+     "R5040-5.2.2-08 R5040-6.2.1-01"},
+    {Fault::kIgnoreAtomicResponseId, "ignore-atomic-response-id",
+     "an Atomic Response whose Original Request Identifier is not the outstanding request's completes that request",
+     "R7306-5.2.2-S7 R7306-5.2.2-02 R7306-8.1-C2"},
+    {Fault::kAcceptAtomicResponseOnAnyQueue, "accept-atomic-response-on-any-queue",
+     "an Atomic Response on QN 1 is taken as the answer to the oldest Atomic Request instead of being refused",
+     "R7306-5.2.2-S3 R7306-8.2-02"},
+    {Fault::kSettleInFlightAsCompleted, "settle-in-flight-as-completed",
+     "when the stream ends, the target's ULP reports its requests in flight as completed successfully",
+     "R5040-6.2.1-03"},
 };
 
 }  // namespace

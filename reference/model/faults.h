@@ -83,6 +83,12 @@ enum class Fault : uint8_t {
   kExceedGrantedOrd,
   kIgnoreIrdShortfall,
   kNoRtrTerminate,
+  // The target as requester: its answers from the peer (test-ULP 1.1 commands)
+  kAcceptUnsolicitedReadResponse,
+  kCompleteShortReadResponse,
+  kIgnoreAtomicResponseId,
+  kAcceptAtomicResponseOnAnyQueue,
+  kSettleInFlightAsCompleted,
   kCount
 };
 
