@@ -24,6 +24,9 @@ proto::BrokenAnswer::Kind BrokenKind(const proto::CommandsExpectation& m, uint32
 
 std::string BrokenName(proto::BrokenAnswer::Kind k) { return proto::BrokenAnswer::Kind_Name(k); }
 
+bool IsAtomic(CommandType t) { return t == CommandType::kAtomicFetchAdd || t == CommandType::kAtomicCmpSwap; }
+bool IsCommit(CommandType t) { return t == CommandType::kFlush || t == CommandType::kVerify || t == CommandType::kAtomicWrite; }
+
 // What a Read of the suite's region returns: its memory at the Data Source.
 wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {
   const uint64_t from = c.remote_tagged_offset - kSuitePeerBase;
@@ -101,17 +104,42 @@ wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswe
   return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
 }
 
+// REQ RCOMMIT-3.1.1.2-01 RCOMMIT-3.1.2.2-01 RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.2.2-02
+// The COMMIT response on QN 3: Flush and Atomic Write Responses carry
+// nothing, a Verify Response the CRC-32C of the suite's Data Sink range,
+// most significant octet first (decisions D-D6). An Atomic Write stores its
+// Data big-endian (the suite's region sees big-endian words, convention §2.4).
+wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p) {
+  const wire::Command& c = p.command;
+  const uint32_t msn = send_state_.next_msn[3]++;
+  p.expected.clear();
+  wire::RdmapSegment seg = wire::MakeFlushResponse(msn);
+  if (c.type == CommandType::kVerify) {
+    p.expected.resize(4);
+    wire::StoreBe32(p.expected.data(), wire::Crc32c(SourceOctets(c, peer_.memory)));
+    seg = wire::MakeVerifyResponse(msn, p.expected);
+  } else if (c.type == CommandType::kAtomicWrite) {
+    const uint64_t at = c.remote_tagged_offset - kSuitePeerBase;
+    if (at + 8 <= peer_.memory.size()) wire::StoreBe64(peer_.memory.data() + at, c.operand[0]);
+    seg = wire::MakeAtomicWriteResponse(msn);
+  }
+  const wire::Bytes ulpdu = wire::EncodeSegment(seg);
+  return conn_->FrameUlpdu(ulpdu, nullptr, "answer to " + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+}
+
 // The answer to one request as the case asks for it; "" in peer_.case_error
 // unless the kind does not fit the request.
 wire::Bytes CaseSession::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   using K = proto::BrokenAnswer;
-  const bool atomic = p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap;
-  const bool fits = broken == K::KIND_UNSPECIFIED || broken == K::UNSOLICITED_AFTER ||
-                    (atomic == (broken == K::WRONG_REQUEST_ID || broken == K::WRONG_QUEUE));
+  const bool atomic = IsAtomic(p.command.type);
+  const bool commit = IsCommit(p.command.type);
+  const bool fits = broken == K::KIND_UNSPECIFIED || (!commit && broken == K::UNSOLICITED_AFTER) ||
+                    (!commit && atomic == (broken == K::WRONG_REQUEST_ID || broken == K::WRONG_QUEUE));
   if (!fits) {
     peer_.case_error = "case error: answer kind " + BrokenName(broken) + " does not fit " + CommandText(p);
     return {};
   }
+  if (commit) return CommitResponseOctets(p);
   if (broken == K::ATOMIC_RESPONSE_INSTEAD) {
     // REQ R7306-5.2.2-S7: a response to a request never made (decisions D-C8).
     p.expected = SourceOctets(p.command, peer_.memory);
@@ -152,9 +180,8 @@ void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_p
     if (!peer_.case_error.empty()) return;
     octets.insert(octets.end(), b.begin(), b.end());
     p.answered = true;
-    const bool atomic = p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap;
     const bool placed = broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
-    if (p.local && !atomic && placed) {
+    if (p.local && p.command.type == CommandType::kRdmaRead && placed) {
       memory_.Write(MemoryWrite{p.local->memory_object, p.local->ObjectOffsetOf(p.command.local_tagged_offset), p.expected});
     }
     if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) break;
@@ -198,8 +225,11 @@ std::string CaseSession::CheckCompletion(const ReceivedEvent& got) {
   if (p.command.type == CommandType::kRdmaRead && !p.answered) {
     return CommandText(p) + " completed before the suite sent its Read Response (R5040-5.5-R19)";
   }
-  if ((p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap) && !p.answered) {
+  if (IsAtomic(p.command.type) && !p.answered) {
     return CommandText(p) + " completed before the suite sent its Atomic Response (R7306-5.4-R7)";
+  }
+  if (IsCommit(p.command.type) && !p.answered) {
+    return CommandText(p) + " completed before the suite sent its response (RCOMMIT-3.1.1.3-01, RCOMMIT-3.1.2.3-01)";
   }
   if (ev.length != p.expected.size() || ev.digest != wire::Crc32c(p.expected)) {
     return "the completion of " + CommandText(p) + " reports " + std::to_string(ev.length) + " octets with digest " +

@@ -199,6 +199,12 @@ const std::vector<FaultInfo> kFaults = {
     {Fault::kSettleInFlightAsCompleted, "settle-in-flight-as-completed",
      "when the stream ends, the target's ULP reports its requests in flight as completed successfully",
      "R5040-6.2.1-03"},
+    {Fault::kFlushRequestOnQn0, "flush-request-on-qn0",
+     "the local ULP's Flush Requests are sent on QN 0 instead of QN 1", "RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.1.3-02"},
+    {Fault::kVerifyRequestOnQn0, "verify-request-on-qn0",
+     "the local ULP's Verify Requests are sent on QN 0 instead of QN 1", "RCOMMIT-3.1.2.1-01 RCOMMIT-3.1.2.3-02"},
+    {Fault::kAtomicWriteLength16, "atomic-write-length-16",
+     "the local ULP's Atomic Write Requests name a Data Sink Length of 16 instead of 8", "RCOMMIT-3.1.3.1-03"},
 };
 
 }  // namespace

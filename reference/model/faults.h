@@ -89,6 +89,10 @@ enum class Fault : uint8_t {
   kIgnoreAtomicResponseId,
   kAcceptAtomicResponseOnAnyQueue,
   kSettleInFlightAsCompleted,
+  // ... and its COMMIT requests
+  kFlushRequestOnQn0,
+  kVerifyRequestOnQn0,
+  kAtomicWriteLength16,
   kCount
 };
 

@@ -60,7 +60,10 @@ bool NeedsCommands(const model::FaultInfo& f) {
                                                "complete-short-read-response",
                                                "ignore-atomic-response-id",
                                                "accept-atomic-response-on-any-queue",
-                                               "settle-in-flight-as-completed"};
+                                               "settle-in-flight-as-completed",
+                                               "flush-request-on-qn0",
+                                               "verify-request-on-qn0",
+                                               "atomic-write-length-16"};
   return kNames.count(f.name) != 0;
 }
 
