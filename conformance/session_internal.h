@@ -149,6 +149,7 @@ class CaseSession {
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what);
   wire::Bytes AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
+  wire::Bytes OutOfOrderOctets(std::size_t at);
   void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);
   std::string CheckCompletion(const ReceivedEvent& got);
   std::string TakePeerInput(MatchOutcome& o);

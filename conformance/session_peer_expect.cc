@@ -166,17 +166,37 @@ wire::Bytes CaseSession::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind 
   return octets;
 }
 
+// REQ R5040-5.2.2-08 R5040-5.5-R11
+// The Read Responses of the held Reads at `at` and `at + 1` swapped: the
+// later Read's first (it matches no outstanding Read's turn), then this one's.
+wire::Bytes CaseSession::OutOfOrderOctets(std::size_t at) {
+  const auto is_read = [&](std::size_t i) {
+    return i < peer_.unanswered.size() && peer_.commands[peer_.unanswered[i]].command.type == CommandType::kRdmaRead;
+  };
+  if (!is_read(at) || !is_read(at + 1)) {
+    peer_.case_error = "case error: OUT_OF_ORDER needs this Read Request and a later one held together";
+    return {};
+  }
+  PeerCommand& first = peer_.commands[peer_.unanswered[at]];
+  PeerCommand& second = peer_.commands[peer_.unanswered[at + 1]];
+  wire::Bytes octets = ReadResponseOctets(second, proto::BrokenAnswer::OUT_OF_ORDER);
+  const wire::Bytes then = ReadResponseOctets(first, proto::BrokenAnswer::KIND_UNSPECIFIED);
+  octets.insert(octets.end(), then.begin(), then.end());
+  second.answered = true;
+  return octets;
+}
+
 // Answers every Read Request held, in request order (R5040-5.2.2-07 asks the
 // same of a responder). A correct answer is recorded as what the target's
 // Data Sink now holds (convention §4: the suite's own record of its memory).
 void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline) {
   wire::Bytes octets;
-  for (std::size_t index : peer_.unanswered) {
-    PeerCommand& p = peer_.commands[index];
+  for (std::size_t at = 0; at < peer_.unanswered.size(); ++at) {
+    PeerCommand& p = peer_.commands[peer_.unanswered[at]];
     const proto::BrokenAnswer::Kind broken = BrokenKind(m, p.read_request);
     if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) peer_.broken_sent = true;
     if (broken == proto::BrokenAnswer::NO_ANSWER) break;
-    const wire::Bytes b = AnswerOctets(p, broken);
+    const wire::Bytes b = broken == proto::BrokenAnswer::OUT_OF_ORDER ? OutOfOrderOctets(at) : AnswerOctets(p, broken);
     if (!peer_.case_error.empty()) return;
     octets.insert(octets.end(), b.begin(), b.end());
     p.answered = true;
