@@ -144,7 +144,7 @@ class CaseSession {
   std::string CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const;
   std::string TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who);
-  wire::Bytes CommitResponseOctets(PeerCommand& p);
+  wire::Bytes CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what);

@@ -109,12 +109,15 @@ wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswe
 // nothing, a Verify Response the CRC-32C of the suite's Data Sink range,
 // most significant octet first (decisions D-D6). An Atomic Write stores its
 // Data big-endian (the suite's region sees big-endian words, convention §2.4).
-wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p) {
+// WRONG_RESPONSE_TYPE answers with another COMMIT type's response.
+wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   const wire::Command& c = p.command;
   const uint32_t msn = send_state_.next_msn[3]++;
   p.expected.clear();
   wire::RdmapSegment seg = wire::MakeFlushResponse(msn);
-  if (c.type == CommandType::kVerify) {
+  if (broken == proto::BrokenAnswer::WRONG_RESPONSE_TYPE) {
+    if (c.type == CommandType::kFlush) seg = wire::MakeAtomicWriteResponse(msn);
+  } else if (c.type == CommandType::kVerify) {
     p.expected.resize(4);
     wire::StoreBe32(p.expected.data(), wire::Crc32c(SourceOctets(c, peer_.memory)));
     seg = wire::MakeVerifyResponse(msn, p.expected);
@@ -124,7 +127,8 @@ wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p) {
     seg = wire::MakeAtomicWriteResponse(msn);
   }
   const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-  return conn_->FrameUlpdu(ulpdu, nullptr, "answer to " + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+  const std::string what = broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
+  return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
 }
 
 // The answer to one request as the case asks for it; "" in peer_.case_error
@@ -134,12 +138,14 @@ wire::Bytes CaseSession::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind 
   const bool atomic = IsAtomic(p.command.type);
   const bool commit = IsCommit(p.command.type);
   const bool fits = broken == K::KIND_UNSPECIFIED || (!commit && broken == K::UNSOLICITED_AFTER) ||
-                    (!commit && atomic == (broken == K::WRONG_REQUEST_ID || broken == K::WRONG_QUEUE));
+                    (commit && broken == K::WRONG_RESPONSE_TYPE) ||
+                    (!commit && broken != K::WRONG_RESPONSE_TYPE &&
+                     atomic == (broken == K::WRONG_REQUEST_ID || broken == K::WRONG_QUEUE));
   if (!fits) {
     peer_.case_error = "case error: answer kind " + BrokenName(broken) + " does not fit " + CommandText(p);
     return {};
   }
-  if (commit) return CommitResponseOctets(p);
+  if (commit) return CommitResponseOctets(p, broken);
   if (broken == K::ATOMIC_RESPONSE_INSTEAD) {
     // REQ R7306-5.2.2-S7: a response to a request never made (decisions D-C8).
     p.expected = SourceOctets(p.command, peer_.memory);
