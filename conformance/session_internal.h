@@ -73,6 +73,7 @@ struct PeerState {
   std::vector<std::size_t> unanswered;  // commands whose Read Request the suite holds
   uint16_t suite_ird = kDefaultSuiteIrd;
   bool broken_sent = false;           // a broken answer (or none) ends the expectation
+  std::string case_error;             // a broken answer the request cannot take
   wire::Bytes memory;                 // the suite's region
 };
 
@@ -159,8 +160,15 @@ class CaseSession {
   std::string CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p);
-  wire::Bytes AtomicResponseOctets(PeerCommand& p);
+  std::string CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p);
+  std::string CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const;
+  std::string TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who);
+  wire::Bytes CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
+  wire::Bytes AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
+  wire::Bytes FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what);
+  wire::Bytes AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
+  wire::Bytes OutOfOrderOctets(std::size_t at);
   void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);
   std::string CheckCompletion(const ReceivedEvent& got);
   std::string TakePeerInput(MatchOutcome& o);

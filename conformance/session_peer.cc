@@ -39,7 +39,19 @@ wire::Opcode OpcodeOf(CommandType t) {
     case CommandType::kImmediateDataWithSe: return wire::Opcode::kImmediateDataWithSe;
     case CommandType::kAtomicFetchAdd:
     case CommandType::kAtomicCmpSwap: return wire::Opcode::kAtomicRequest;
+    case CommandType::kFlush: return wire::Opcode::kFlushRequest;
+    case CommandType::kVerify: return wire::Opcode::kVerifyRequest;
+    case CommandType::kAtomicWrite: return wire::Opcode::kAtomicWriteRequest;
     default: return wire::Opcode::kSend;
+  }
+}
+
+// The requirement ids that put a COMMIT request on QN 1.
+const char* CommitQueueIds(CommandType t) {
+  switch (t) {
+    case CommandType::kFlush: return "RCOMMIT-3.1.1.1-01, RCOMMIT-3.1.1.3-02";
+    case CommandType::kVerify: return "RCOMMIT-3.1.2.1-01, RCOMMIT-3.1.2.3-02";
+    default: return "RCOMMIT-3.1.3.1-01";
   }
 }
 
@@ -225,6 +237,9 @@ std::string CaseSession::CheckTargetFrame(const ReceivedFrame& f) {
     case CommandType::kImmediateDataWithSe: return CheckImmediateData(*view, *p);
     case CommandType::kAtomicFetchAdd:
     case CommandType::kAtomicCmpSwap: return CheckAtomicRequest(*view, *p);
+    case CommandType::kFlush:
+    case CommandType::kVerify:
+    case CommandType::kAtomicWrite: return CheckCommitRequest(*view, *p);
     default:
       if (!IsSendType(p->command.type)) {
         return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
@@ -368,10 +383,6 @@ std::string CaseSession::CheckAtomicRequest(const wire::RdmapMessageView& v, Pee
   if (h.tagged) return who + "with T = 1 (R7306-5.2.1-S1)";
   if (h.queue_number != 1) return who + "on QN " + std::to_string(h.queue_number) + " (R7306-5.2-02, R7306-5.2.1-S5)";
   if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (R7306-5.2-02)";
-  if (h.msn != peer_.next_qn1_msn) {
-    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
-           " (R5041-4.3-07: QN 1 is shared with Read Requests)";
-  }
   const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header);
   if (!a || !v.ulp_payload.empty()) {
     return who + "whose payload is not exactly the Atomic Request Header (" + std::to_string(v.ddp.payload.size()) +
@@ -388,8 +399,19 @@ std::string CaseSession::CheckAtomicRequest(const wire::RdmapMessageView& v, Pee
                     a->add_or_swap_data == c.operand[0] && a->add_or_swap_mask == c.operand[1] &&
                     (fetch_add || (a->compare_data == c.operand[2] && a->compare_mask == c.operand[3]));
   if (!same) return who + "whose STag, TO, data or masks are not the ones the ULP posted (R7306-5.2.1-S6)";
-  ++peer_.next_qn1_msn;
   p.request_id = a->request_identifier;
+  return TakeQn1Request(h, p, who);
+}
+
+// REQ R5041-4.3-07 R5040-6.1-09 RCOMMIT-3.1-07
+// A checked QN 1 request (Atomic or COMMIT): the next QN 1 MSN (shared with
+// Read Requests), then held for the suite's answer within the Suite IRD.
+std::string CaseSession::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who) {
+  if (h.msn != peer_.next_qn1_msn) {
+    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
+           " (R5041-4.3-07: QN 1 is shared with Read Requests)";
+  }
+  ++peer_.next_qn1_msn;
   p.read_request = ++peer_.read_requests;
   p.message_done = true;
   peer_.unanswered.push_back(static_cast<std::size_t>(&p - peer_.commands.data()));
@@ -398,6 +420,52 @@ std::string CaseSession::CheckAtomicRequest(const wire::RdmapMessageView& v, Pee
            std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
   }
   return {};
+}
+
+// REQ RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.1.3-02 RCOMMIT-3.1.2.1-01 RCOMMIT-3.1.2.3-02 RCOMMIT-3.1.3.1-01
+// REQ RCOMMIT-3.1-03 RCOMMIT-3.1-T01 RCOMMIT-3.1-T03 RCOMMIT-3.1-T05
+// A Flush, Verify or Atomic Write Request: T = 0, one segment on QN 1, with
+// exactly the fields the command named.
+std::string CaseSession::CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
+  const wire::DdpSegmentHeader& h = v.ddp.header;
+  const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " ";
+  if (h.tagged) return who + "with T = 1 (RCOMMIT-3.1-T01, T03, T05)";
+  if (h.queue_number != 1) {
+    return who + "on QN " + std::to_string(h.queue_number) + ", not 1 (" + CommitQueueIds(p.command.type) + ")";
+  }
+  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (RCOMMIT-3.1-08)";
+  if (std::string bad = CommitFieldsProblem(v, p); !bad.empty()) return who + bad;
+  return TakeQn1Request(h, p, who);
+}
+
+// REQ RCOMMIT-3.1.1.1-02 RCOMMIT-3.1.2.1-02 RCOMMIT-3.1.3.1-02 RCOMMIT-3.1.3.1-03 RCOMMIT-3.1.3.1-04
+// The request's payload against the command: Flush 20 octets, Verify 16 plus
+// the Hash Value read from the target's memory, Atomic Write 24 with Length 8.
+std::string CaseSession::CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const {
+  const wire::Command& c = p.command;
+  if (!v.ulp_payload.empty()) return "carrying " + std::to_string(v.ulp_payload.size()) + " octets after its fields (RCOMMIT-3.1-T07)";
+  if (const auto* f = std::get_if<wire::FlushRequestHeader>(&v.header)) {
+    const wire::FlushRequestHeader want{c.remote_stag, c.length, c.remote_tagged_offset, c.modifier};
+    if (*f == want) return {};
+    return "whose Data Sink STag, Length, TO or Disposition Flags are not the ones the ULP posted (RCOMMIT-3.1.1.1-02)";
+  }
+  if (const auto* r = std::get_if<wire::VerifyRequestHeader>(&v.header)) {
+    const wire::Bytes hash = p.local && c.modifier ? memory_.Expected(*p.local, c.local_tagged_offset, c.modifier) : wire::Bytes{};
+    const bool same = r->data_sink_stag == c.remote_stag && r->data_sink_length == c.length &&
+                      r->data_sink_tagged_offset == c.remote_tagged_offset &&
+                      std::equal(r->hash_value.begin(), r->hash_value.end(), hash.begin(), hash.end());
+    if (same) return {};
+    return "whose Data Sink STag, Length, TO or Hash Value are not the ones the ULP posted (RCOMMIT-3.1.2.1-02)";
+  }
+  if (const auto* w = std::get_if<wire::AtomicWriteRequestHeader>(&v.header)) {
+    if (w->data_sink_length != 8) return "with Data Sink Length " + std::to_string(w->data_sink_length) + ", not 8 (RCOMMIT-3.1.3.1-03)";
+    if (w->data_sink_tagged_offset % 8 != 0) return "to an address that is not 64-bit aligned (RCOMMIT-3.1.3.1-04)";
+    if (w->data_sink_stag == c.remote_stag && w->data_sink_tagged_offset == c.remote_tagged_offset && w->data == c.operand[0]) {
+      return {};
+    }
+    return "whose Data Sink STag, TO or Data are not the ones the ULP posted (RCOMMIT-3.1.3.1-02)";
+  }
+  return "whose payload does not decode as its request fields (" + std::to_string(v.ddp.payload.size()) + " octets)";
 }
 
 }  // namespace rdmapct::conformance

@@ -24,17 +24,42 @@ proto::BrokenAnswer::Kind BrokenKind(const proto::CommandsExpectation& m, uint32
 
 std::string BrokenName(proto::BrokenAnswer::Kind k) { return proto::BrokenAnswer::Kind_Name(k); }
 
+bool IsAtomic(CommandType t) { return t == CommandType::kAtomicFetchAdd || t == CommandType::kAtomicCmpSwap; }
+bool IsCommit(CommandType t) { return t == CommandType::kFlush || t == CommandType::kVerify || t == CommandType::kAtomicWrite; }
+
+// What a Read of the suite's region returns: its memory at the Data Source.
+wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {
+  const uint64_t from = c.remote_tagged_offset - kSuitePeerBase;
+  wire::Bytes data(c.length, 0);
+  for (uint32_t i = 0; i < c.length && from + i < memory.size(); ++i) data[i] = memory[from + i];
+  return data;
+}
+
 }  // namespace
 
 // REQ R5041-5.2-02 R5041-5.2-09 R5040-5.2.2-02 R5040-5.2.2-09
+// One Read Response: `data` to STag / TO, segmented at the suite's MULPDU.
+wire::Bytes CaseSession::FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what) {
+  const std::size_t room = wire::Mulpdu(options_.emss, conn_->markers_to_target()) - wire::kDdpTaggedHeaderLength;
+  wire::Bytes octets;
+  std::size_t off = 0;
+  do {
+    const std::size_t n = std::min(room, data.size() - off);
+    wire::RdmapSegment seg = wire::MakeReadResponse(stag, to + off, data.subspan(off, n));
+    seg.ddp.last = off + n == data.size();
+    const wire::Bytes ulpdu = wire::EncodeSegment(seg);
+    const wire::Bytes b = conn_->FrameUlpdu(ulpdu, nullptr, what + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+    octets.insert(octets.end(), b.begin(), b.end());
+    off += n;
+  } while (off < data.size());
+  return octets;
+}
+
 // The Read Response to one Read Request: the suite's memory at the Data
-// Source, segmented at the suite's MULPDU, to the Data Sink; or the broken
-// answer the case asks for. Returns the octets to write.
+// Source, to the Data Sink; or the broken answer the case asks for.
 wire::Bytes CaseSession::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   const wire::Command& c = p.command;
-  const uint64_t from = c.remote_tagged_offset - kSuitePeerBase;
-  wire::Bytes data(c.length, 0);
-  for (uint32_t i = 0; i < c.length && from + i < peer_.memory.size(); ++i) data[i] = peer_.memory[from + i];
+  wire::Bytes data = SourceOctets(c, peer_.memory);
   p.expected = data;
   uint32_t stag = c.local_stag;
   uint64_t to = c.local_tagged_offset;
@@ -45,29 +70,17 @@ wire::Bytes CaseSession::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer:
     case proto::BrokenAnswer::TOO_FEW_OCTETS: data.resize(data.size() > 16 ? data.size() - 16 : 0); break;
     default: break;
   }
-  const std::size_t room = wire::Mulpdu(options_.emss, conn_->markers_to_target()) - wire::kDdpTaggedHeaderLength;
-  wire::Bytes octets;
-  std::size_t off = 0;
-  do {
-    const std::size_t n = std::min(room, data.size() - off);
-    wire::RdmapSegment seg = wire::MakeReadResponse(stag, to + off, wire::ByteSpan(data).subspan(off, n));
-    seg.ddp.last = off + n == data.size();
-    const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-    const std::string what = broken == proto::BrokenAnswer::KIND_UNSPECIFIED
-                                 ? "answer to " + CommandText(p)
-                                 : "broken answer (" + BrokenName(broken) + ") to " + CommandText(p);
-    const wire::Bytes b = conn_->FrameUlpdu(ulpdu, nullptr, what + ": " + SummarizeUlpdu(ulpdu, options_.profile));
-    octets.insert(octets.end(), b.begin(), b.end());
-    off += n;
-  } while (off < data.size());
-  return octets;
+  const bool plain = broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
+  return FrameReadResponse(stag, to, data,
+                           plain ? "answer to " + CommandText(p) : "broken answer (" + BrokenName(broken) + ") to " + CommandText(p));
 }
 
 // REQ R7306-5.2.2-S2 R7306-5.2.2-S3 R7306-5.2.2-02 R7306-5.2.2-03
 // The Atomic Response: QN 3, the Request Identifier echoed, the suite's word
 // before the operation (its region's atomics see big-endian words,
-// convention §2.4), which the operation then changes.
-wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p) {
+// convention §2.4), which the operation then changes. WRONG_REQUEST_ID and
+// WRONG_QUEUE break the echo or the queue.
+wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   const wire::Command& c = p.command;
   const uint64_t at = c.remote_tagged_offset - kSuitePeerBase;
   uint64_t old = 0;
@@ -81,9 +94,102 @@ wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p) {
   if (at + 8 <= peer_.memory.size()) wire::StoreBe64(peer_.memory.data() + at, now);
   p.expected.resize(8);
   wire::StoreBe64(p.expected.data(), old);
-  const wire::Bytes ulpdu = wire::EncodeSegment(
-      wire::MakeAtomicResponse(send_state_.next_msn[3]++, wire::AtomicResponseHeader{p.request_id, old}));
-  return conn_->FrameUlpdu(ulpdu, nullptr, "answer to " + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+  const bool wrong_queue = broken == proto::BrokenAnswer::WRONG_QUEUE;
+  const uint32_t id = broken == proto::BrokenAnswer::WRONG_REQUEST_ID ? ~p.request_id : p.request_id;
+  wire::RdmapSegment seg =
+      wire::MakeAtomicResponse(wrong_queue ? send_state_.next_msn[1] : send_state_.next_msn[3]++, {id, old});
+  if (wrong_queue) seg.ddp.queue_number = 1;
+  const wire::Bytes ulpdu = wire::EncodeSegment(seg);
+  const std::string what = broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
+  return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+}
+
+// REQ RCOMMIT-3.1.1.2-01 RCOMMIT-3.1.2.2-01 RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.2.2-02
+// The COMMIT response on QN 3: Flush and Atomic Write Responses carry
+// nothing, a Verify Response the CRC-32C of the suite's Data Sink range,
+// most significant octet first (decisions D-D6). An Atomic Write stores its
+// Data big-endian (the suite's region sees big-endian words, convention §2.4).
+// WRONG_RESPONSE_TYPE answers with another COMMIT type's response.
+wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
+  const wire::Command& c = p.command;
+  const uint32_t msn = send_state_.next_msn[3]++;
+  p.expected.clear();
+  wire::RdmapSegment seg = wire::MakeFlushResponse(msn);
+  if (broken == proto::BrokenAnswer::WRONG_RESPONSE_TYPE) {
+    if (c.type == CommandType::kFlush) seg = wire::MakeAtomicWriteResponse(msn);
+  } else if (c.type == CommandType::kVerify) {
+    p.expected.resize(4);
+    wire::StoreBe32(p.expected.data(), wire::Crc32c(SourceOctets(c, peer_.memory)));
+    seg = wire::MakeVerifyResponse(msn, p.expected);
+  } else if (c.type == CommandType::kAtomicWrite) {
+    const uint64_t at = c.remote_tagged_offset - kSuitePeerBase;
+    if (at + 8 <= peer_.memory.size()) wire::StoreBe64(peer_.memory.data() + at, c.operand[0]);
+    seg = wire::MakeAtomicWriteResponse(msn);
+  }
+  const wire::Bytes ulpdu = wire::EncodeSegment(seg);
+  const std::string what = broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
+  return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+}
+
+// The answer to one request as the case asks for it; "" in peer_.case_error
+// unless the kind does not fit the request.
+wire::Bytes CaseSession::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
+  using K = proto::BrokenAnswer;
+  const bool atomic = IsAtomic(p.command.type);
+  const bool commit = IsCommit(p.command.type);
+  const bool fits = broken == K::KIND_UNSPECIFIED || (!commit && broken == K::UNSOLICITED_AFTER) ||
+                    (commit && broken == K::WRONG_RESPONSE_TYPE) ||
+                    (!commit && broken != K::WRONG_RESPONSE_TYPE &&
+                     atomic == (broken == K::WRONG_REQUEST_ID || broken == K::WRONG_QUEUE));
+  if (!fits) {
+    peer_.case_error = "case error: answer kind " + BrokenName(broken) + " does not fit " + CommandText(p);
+    return {};
+  }
+  if (commit) return CommitResponseOctets(p, broken);
+  if (broken == K::ATOMIC_RESPONSE_INSTEAD) {
+    // REQ R7306-5.2.2-S7: a response to a request never made (decisions D-C8).
+    p.expected = SourceOctets(p.command, peer_.memory);
+    const wire::Bytes ulpdu = wire::EncodeSegment(wire::MakeAtomicResponse(send_state_.next_msn[3]++, {0x13, 0}));
+    return conn_->FrameUlpdu(ulpdu, nullptr, "broken answer (ATOMIC_RESPONSE_INSTEAD) to " + CommandText(p) + ": " +
+                                                 SummarizeUlpdu(ulpdu, options_.profile));
+  }
+  wire::Bytes octets = atomic ? AtomicResponseOctets(p, broken) : ReadResponseOctets(p, broken);
+  if (broken != K::UNSOLICITED_AFTER) return octets;
+  // REQ R5040-5.2.2-08 R7306-5.2.2-S7: the same answer again, nothing outstanding.
+  wire::Bytes again;
+  if (atomic) {
+    const wire::Bytes ulpdu = wire::EncodeSegment(
+        wire::MakeAtomicResponse(send_state_.next_msn[3]++, {p.request_id, wire::LoadBe64(p.expected.data())}));
+    again = conn_->FrameUlpdu(ulpdu, nullptr, "unsolicited repeat of the answer to " + CommandText(p) + ": " +
+                                                  SummarizeUlpdu(ulpdu, options_.profile));
+  } else {
+    wire::Bytes flipped = p.expected;
+    for (uint8_t& b : flipped) b = static_cast<uint8_t>(~b);
+    again = FrameReadResponse(p.command.local_stag, p.command.local_tagged_offset, flipped,
+                              "unsolicited repeat (data complemented) of the answer to " + CommandText(p));
+  }
+  octets.insert(octets.end(), again.begin(), again.end());
+  return octets;
+}
+
+// REQ R5040-5.2.2-08 R5040-5.5-R11
+// The Read Responses of the held Reads at `at` and `at + 1` swapped: the
+// later Read's first (it matches no outstanding Read's turn), then this one's.
+wire::Bytes CaseSession::OutOfOrderOctets(std::size_t at) {
+  const auto is_read = [&](std::size_t i) {
+    return i < peer_.unanswered.size() && peer_.commands[peer_.unanswered[i]].command.type == CommandType::kRdmaRead;
+  };
+  if (!is_read(at) || !is_read(at + 1)) {
+    peer_.case_error = "case error: OUT_OF_ORDER needs this Read Request and a later one held together";
+    return {};
+  }
+  PeerCommand& first = peer_.commands[peer_.unanswered[at]];
+  PeerCommand& second = peer_.commands[peer_.unanswered[at + 1]];
+  wire::Bytes octets = ReadResponseOctets(second, proto::BrokenAnswer::OUT_OF_ORDER);
+  const wire::Bytes then = ReadResponseOctets(first, proto::BrokenAnswer::KIND_UNSPECIFIED);
+  octets.insert(octets.end(), then.begin(), then.end());
+  second.answered = true;
+  return octets;
 }
 
 // Answers every Read Request held, in request order (R5040-5.2.2-07 asks the
@@ -91,19 +197,20 @@ wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p) {
 // Data Sink now holds (convention §4: the suite's own record of its memory).
 void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline) {
   wire::Bytes octets;
-  for (std::size_t index : peer_.unanswered) {
-    PeerCommand& p = peer_.commands[index];
+  for (std::size_t at = 0; at < peer_.unanswered.size(); ++at) {
+    PeerCommand& p = peer_.commands[peer_.unanswered[at]];
     const proto::BrokenAnswer::Kind broken = BrokenKind(m, p.read_request);
     if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) peer_.broken_sent = true;
     if (broken == proto::BrokenAnswer::NO_ANSWER) break;
-    const bool atomic = p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap;
-    const wire::Bytes b = atomic ? AtomicResponseOctets(p) : ReadResponseOctets(p, broken);
+    const wire::Bytes b = broken == proto::BrokenAnswer::OUT_OF_ORDER ? OutOfOrderOctets(at) : AnswerOctets(p, broken);
+    if (!peer_.case_error.empty()) return;
     octets.insert(octets.end(), b.begin(), b.end());
     p.answered = true;
-    if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) break;
-    if (p.local && !atomic) {
+    const bool placed = broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
+    if (p.local && p.command.type == CommandType::kRdmaRead && placed) {
       memory_.Write(MemoryWrite{p.local->memory_object, p.local->ObjectOffsetOf(p.command.local_tagged_offset), p.expected});
     }
+    if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) break;
   }
   peer_.unanswered.erase(std::remove_if(peer_.unanswered.begin(), peer_.unanswered.end(),
                                         [&](std::size_t i) { return peer_.commands[i].answered; }),
@@ -144,8 +251,11 @@ std::string CaseSession::CheckCompletion(const ReceivedEvent& got) {
   if (p.command.type == CommandType::kRdmaRead && !p.answered) {
     return CommandText(p) + " completed before the suite sent its Read Response (R5040-5.5-R19)";
   }
-  if ((p.command.type == CommandType::kAtomicFetchAdd || p.command.type == CommandType::kAtomicCmpSwap) && !p.answered) {
+  if (IsAtomic(p.command.type) && !p.answered) {
     return CommandText(p) + " completed before the suite sent its Atomic Response (R7306-5.4-R7)";
+  }
+  if (IsCommit(p.command.type) && !p.answered) {
+    return CommandText(p) + " completed before the suite sent its response (RCOMMIT-3.1.1.3-01, RCOMMIT-3.1.2.3-01)";
   }
   if (ev.length != p.expected.size() || ev.digest != wire::Crc32c(p.expected)) {
     return "the completion of " + CommandText(p) + " reports " + std::to_string(ev.length) + " octets with digest " +
@@ -195,6 +305,11 @@ Evaluation CaseSession::Commands(const proto::CommandsExpectation& m, const Matc
     return ev;
   };
   while (true) {
+    if (!peer_.case_error.empty()) {
+      o.verdict = Verdict::kError;
+      o.reason = peer_.case_error;
+      return ev;
+    }
     if (std::string problem = TakePeerInput(o); !problem.empty()) return fail(problem);
     if (peer_.next_completion >= peer_.commands.size() || peer_.broken_sent) {
       if (peer_.broken_sent) o.notes.push_back("the suite's broken answer is sent; the next step judges the target's reaction");

@@ -36,6 +36,7 @@ std::optional<UlpEventKind> CompletionKind(CommandType t) {
     case CommandType::kAtomicFetchAdd:
     case CommandType::kAtomicCmpSwap: return UlpEventKind::kAtomicCompleted;
     case CommandType::kFlush: return UlpEventKind::kFlushCompleted;
+    case CommandType::kVerify: return UlpEventKind::kVerifyCompleted;
     case CommandType::kAtomicWrite: return UlpEventKind::kAtomicWriteCompleted;
     default: return std::nullopt;
   }
@@ -45,6 +46,22 @@ wire::Bytes BigEndian64(uint64_t v) {
   wire::Bytes b(8);
   wire::StoreBe64(b.data(), v);
   return b;
+}
+
+wire::AtomicRequestHeader AtomicHeaderFor(const wire::Command& c, uint32_t request_identifier) {
+  wire::AtomicRequestHeader h;
+  const bool fetch_add = c.type == CommandType::kAtomicFetchAdd;
+  h.atomic_opcode = static_cast<uint8_t>(fetch_add ? wire::AtomicOpcode::kFetchAdd : wire::AtomicOpcode::kCmpSwap);
+  h.request_identifier = request_identifier;
+  h.remote_stag = c.remote_stag;
+  h.remote_tagged_offset = c.remote_tagged_offset;
+  h.add_or_swap_data = c.operand[0];
+  h.add_or_swap_mask = c.operand[1];
+  if (!fetch_add) {
+    h.compare_data = c.operand[2];
+    h.compare_mask = c.operand[3];
+  }
+  return h;
 }
 
 }  // namespace
@@ -64,7 +81,9 @@ uint32_t ReferenceTargetSession::SupportedCommands() const {
     s |= bit(CommandType::kImmediateData) | bit(CommandType::kImmediateDataWithSe) |
          bit(CommandType::kAtomicFetchAdd) | bit(CommandType::kAtomicCmpSwap);
   }
-  if (config_.profile == wire::Profile::kCommit) s |= bit(CommandType::kFlush) | bit(CommandType::kAtomicWrite);
+  if (config_.profile == wire::Profile::kCommit) {
+    s |= bit(CommandType::kFlush) | bit(CommandType::kVerify) | bit(CommandType::kAtomicWrite);
+  }
   return s;
 }
 
@@ -90,18 +109,22 @@ void ReferenceTargetSession::CompleteRequest(const model::UlpEvent& e) {
       s.moved.assign(placed.begin(), placed.end());
     } else if (e.kind == UlpEventKind::kAtomicCompleted) {
       s.moved = BigEndian64(e.value);
+    } else if (e.kind == UlpEventKind::kVerifyCompleted) {
+      s.moved = e.data;  // the Hash Value (convention §7.3: Delivered Length is its length)
     }
     return;
   }
 }
 
-// The octets of the target's own memory a command names; false when they
-// are not its memory (the command then fails locally).
+// The octets of the target's own memory a command names (a Verify: its Hash
+// Value, Modifier octets); false when they are not its memory (the command
+// then fails locally).
 bool ReferenceTargetSession::LocalOctets(const wire::Command& c, wire::Bytes& out) const {
   out.clear();
-  if (c.length == 0) return true;
-  auto span = endpoint_->PeekRegion(c.local_stag, c.local_tagged_offset, c.length);
-  if (span.size() != c.length) return false;
+  const uint32_t length = c.type == CommandType::kVerify ? c.modifier : c.length;
+  if (length == 0) return true;
+  auto span = endpoint_->PeekRegion(c.local_stag, c.local_tagged_offset, length);
+  if (span.size() != length) return false;
   out.assign(span.begin(), span.end());
   return true;
 }
@@ -137,23 +160,15 @@ model::PostStatus ReferenceTargetSession::PostCommand(CommandSlot& s) {
   } else if (c.type == CommandType::kImmediateData || c.type == CommandType::kImmediateDataWithSe) {
     st = endpoint_->PostImmediateData(c.operand[0], c.type == CommandType::kImmediateDataWithSe, posted_);
   } else if (c.type == CommandType::kAtomicFetchAdd || c.type == CommandType::kAtomicCmpSwap) {
-    wire::AtomicRequestHeader h;
-    h.atomic_opcode = static_cast<uint8_t>(c.type == CommandType::kAtomicFetchAdd ? wire::AtomicOpcode::kFetchAdd
-                                                                                : wire::AtomicOpcode::kCmpSwap);
-    h.request_identifier = next_request_id_++;
-    h.remote_stag = c.remote_stag;
-    h.remote_tagged_offset = c.remote_tagged_offset;
-    h.add_or_swap_data = c.operand[0];
-    h.add_or_swap_mask = c.operand[1];
-    if (c.type == CommandType::kAtomicCmpSwap) {
-      h.compare_data = c.operand[2];
-      h.compare_mask = c.operand[3];
-    }
-    st = endpoint_->PostAtomicRequest(h, posted_);
+    st = endpoint_->PostAtomicRequest(AtomicHeaderFor(c, next_request_id_++), posted_);
   } else if (c.type == CommandType::kFlush) {
     st = endpoint_->PostFlushRequest({c.remote_stag, c.length, c.remote_tagged_offset, c.modifier}, posted_);
+  } else if (c.type == CommandType::kVerify) {
+    st = endpoint_->PostVerifyRequest({c.remote_stag, c.length, c.remote_tagged_offset, local}, posted_);
   } else if (c.type == CommandType::kAtomicWrite) {
-    st = endpoint_->PostAtomicWriteRequest({c.remote_stag, 8, c.remote_tagged_offset, c.operand[0]}, posted_);
+    // REQ RCOMMIT-3.1.3.1-03: the Data Sink Length is 8 (atomic-write-length-16 breaks it).
+    const uint32_t length = config_.faults.Has(model::Fault::kAtomicWriteLength16) ? 16 : 8;
+    st = endpoint_->PostAtomicWriteRequest({c.remote_stag, length, c.remote_tagged_offset, c.operand[0]}, posted_);
   }
   if (st == model::PostStatus::kOrdExceeded) return st;
   if (st != model::PostStatus::kOk) {
@@ -202,8 +217,10 @@ void ReferenceTargetSession::PumpCommands(wire::Bytes& out) {
 void ReferenceTargetSession::SettleCommands() {
   if (!config_.commands) return;
   bool failed_one = false;
+  const bool as_completed = config_.faults.Has(model::Fault::kSettleInFlightAsCompleted);
   for (const CommandSlot& s : commands_) {
-    if (s.state == CommandSlot::kDone && s.status == CompletionStatus::kSuccess) {
+    if ((s.state == CommandSlot::kDone && s.status == CompletionStatus::kSuccess) ||
+        (s.state == CommandSlot::kInFlight && as_completed)) {
       ++command_counts_.completed;
     } else if (s.state == CommandSlot::kInFlight && !failed_one) {
       failed_one = true;

@@ -64,7 +64,10 @@ CheckResult CheckOpcode(const wire::RdmapMessageView& v, const FaultSet& faults)
     return MakeViolation(ViolationKind::kOpcodeTaggedMismatch, "R5040-4.1-05",
                          std::string(info.name) + " with T=" + (h.tagged ? "1" : "0"));
   }
-  if (!h.tagged && h.queue_number != info.queue_number) {
+  // accept-atomic-response-on-any-queue: QN 1 passes as the Atomic Response's queue.
+  const bool any_queue = faults.Has(Fault::kAcceptAtomicResponseOnAnyQueue) &&
+                         info.opcode == wire::Opcode::kAtomicResponse && h.queue_number == 1;
+  if (!h.tagged && h.queue_number != info.queue_number && !any_queue) {
     return MakeViolation(ViolationKind::kOpcodeQueueMismatch,
                          info.queue_number == 0 ? "R5040-5.3-09" : "R5040-5.2.1-06",
                          std::string(info.name) + " on QN " + std::to_string(h.queue_number));

@@ -136,9 +136,12 @@ bool RdmapEndpoint::CheckCommon(const RxSegment& rx, Reactions& out) {
     Raise(rx, std::move(*op), out);
     return false;
   }
-  // accept-unexpected-opcode: what cannot be dispatched is dropped.
+  // accept-unexpected-opcode: what cannot be dispatched is dropped
+  // (accept-atomic-response-on-any-queue: an Atomic Response is dispatched).
+  const bool any_queue = f.Has(Fault::kAcceptAtomicResponseOnAnyQueue) && rx.info != nullptr &&
+                         rx.info->opcode == Opcode::kAtomicResponse;
   if (rx.info == nullptr || rx.info->tagged != rx.ddp().tagged ||
-      (!rx.ddp().tagged && rx.ddp().queue_number != rx.info->queue_number)) {
+      (!rx.ddp().tagged && rx.ddp().queue_number != rx.info->queue_number && !any_queue)) {
     ++segments_dropped_;
     return false;
   }

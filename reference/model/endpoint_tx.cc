@@ -163,6 +163,11 @@ PostStatus RdmapEndpoint::PostQn1Request(Opcode request, const wire::RdmapHeader
   scratch_.clear();
   wire::EncodeRdmapHeader(header, scratch_);
   wire::DdpSegmentHeader ddp = UntaggedHeader(request, 1);
+  // flush-request-on-qn0 / verify-request-on-qn0 move the request to QN 0.
+  if ((request == Opcode::kFlushRequest && config_.faults.Has(Fault::kFlushRequestOnQn0)) ||
+      (request == Opcode::kVerifyRequest && config_.faults.Has(Fault::kVerifyRequestOnQn0))) {
+    ddp.queue_number = 0;
+  }
   outstanding_responses_.push_back(OutstandingResponse{ddp.msn, request, response, request_id});
   ++next_msn_[1];
   TransmitMessage(ddp, scratch_, out);

@@ -192,6 +192,27 @@ const std::vector<FaultInfo> kFaults = {
      "a Terminate sent or received on one connection also closes the peer's other open connections (in-process: "
      "those with the same Suite Request Case Hash)",
      "R5040-8.1.1-02 R5040-5.4-01"},
+    {Fault::kAcceptUnsolicitedReadResponse, "accept-unsolicited-read-response",
+     "a Read Response with no Read outstanding is placed at its STag like an RDMA Write instead of being refused",
+     "R5040-5.2.2-08 R5040-6.2.1-01"},
+    {Fault::kCompleteShortReadResponse, "complete-short-read-response",
+     "a Read Response that sets L before RDMARDSZ octets arrived completes the Read instead of being refused",
+     "R5040-5.2.2-08 R5040-6.2.1-01"},
+    {Fault::kIgnoreAtomicResponseId, "ignore-atomic-response-id",
+     "an Atomic Response whose Original Request Identifier is not the outstanding request's completes that request",
+     "R7306-5.2.2-S7 R7306-5.2.2-02 R7306-8.1-C2"},
+    {Fault::kAcceptAtomicResponseOnAnyQueue, "accept-atomic-response-on-any-queue",
+     "an Atomic Response on QN 1 is taken as the answer to the oldest Atomic Request instead of being refused",
+     "R7306-5.2.2-S3 R7306-8.2-02"},
+    {Fault::kSettleInFlightAsCompleted, "settle-in-flight-as-completed",
+     "when the stream ends, the target's ULP reports its requests in flight as completed successfully",
+     "R5040-6.2.1-03"},
+    {Fault::kFlushRequestOnQn0, "flush-request-on-qn0",
+     "the local ULP's Flush Requests are sent on QN 0 instead of QN 1", "RCOMMIT-3.1.1.1-01 RCOMMIT-3.1.1.3-02"},
+    {Fault::kVerifyRequestOnQn0, "verify-request-on-qn0",
+     "the local ULP's Verify Requests are sent on QN 0 instead of QN 1", "RCOMMIT-3.1.2.1-01 RCOMMIT-3.1.2.3-02"},
+    {Fault::kAtomicWriteLength16, "atomic-write-length-16",
+     "the local ULP's Atomic Write Requests name a Data Sink Length of 16 instead of 8", "RCOMMIT-3.1.3.1-03"},
 };
 
 }  // namespace

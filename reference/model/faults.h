@@ -86,6 +86,16 @@ enum class Fault : uint8_t {
   // Concurrent connections of the reference target (convention §11)
   kStagAcrossConnections,
   kTerminateTearsDownOthers,
+  // The target as requester: its answers from the peer (test-ULP 1.1 commands)
+  kAcceptUnsolicitedReadResponse,
+  kCompleteShortReadResponse,
+  kIgnoreAtomicResponseId,
+  kAcceptAtomicResponseOnAnyQueue,
+  kSettleInFlightAsCompleted,
+  // ... and its COMMIT requests
+  kFlushRequestOnQn0,
+  kVerifyRequestOnQn0,
+  kAtomicWriteLength16,
   kCount
 };
 

@@ -168,7 +168,7 @@ void RdmapEndpoint::OnAtomicResponse(const RxSegment& rx, Reactions& out) {
     return;
   }
   const OutstandingResponse request = PopOutstandingResponse();
-  if (config_.decisions.check_atomic_response_id &&
+  if (config_.decisions.check_atomic_response_id && !config_.faults.Has(Fault::kIgnoreAtomicResponseId) &&
       resp->original_request_identifier != request.request_id) {
     Raise(rx, MakeViolation(ViolationKind::kAtomicResponseIdMismatch, "R7306-5.2.2-02",
                             "Original Request Identifier " +

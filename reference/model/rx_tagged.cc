@@ -38,6 +38,14 @@ bool InsideRead(const OutstandingRead& read, uint32_t stag, uint64_t to, uint64_
   return offset <= r.read_message_size && length <= r.read_message_size - offset;
 }
 
+// Copies `payload` to the region of `stag` (else of `fallback`), clipped to it.
+void PlaceInto(Resources& resources, uint32_t stag, uint32_t fallback, uint64_t to, wire::ByteSpan payload) {
+  const MemoryRegion* region = resources.FindRegion(stag);
+  if (region == nullptr) region = resources.FindRegion(fallback);
+  auto dst = region ? resources.RegionBytes(*region, to, payload.size()) : std::span<uint8_t>();
+  if (!dst.empty()) std::memcpy(dst.data(), payload.data(), dst.size());
+}
+
 }  // namespace
 
 // REQ R5040-5.2.2-02 R5040-5.2.2-04 R5040-5.2.2-05 R5040-5.2.2-08 R5040-5.5-R11
@@ -61,6 +69,11 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
   const bool check = config_.decisions.check_read_response_match &&
                      !config_.faults.Has(Fault::kAcceptUnexpectedResponses) && !skip;
   if (outstanding_reads_.empty()) {
+    // accept-unsolicited-read-response: placed like an RDMA Write.
+    if (config_.faults.Has(Fault::kAcceptUnsolicitedReadResponse) && !unknown) {
+      PlaceInto(resources_, h.stag, h.stag, h.tagged_offset, payload);
+      return;
+    }
     if (check) {
       Raise(rx, MakeViolation(ViolationKind::kReadResponseUnexpected, "R5040-5.2.2-08",
                               "RDMA Read Response with no Read Request outstanding"),
@@ -77,17 +90,12 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
           out);
     return;
   }
-  if (!payload.empty() && !unknown) {
-    // read-response-skip-bounds: an unknown STag lands in the Read's sink.
-    const MemoryRegion* region = resources_.FindRegion(h.stag);
-    if (region == nullptr) region = resources_.FindRegion(read.request.sink_stag);
-    auto dst = region ? resources_.RegionBytes(*region, h.tagged_offset, payload.size())
-                      : std::span<uint8_t>();
-    if (!dst.empty()) std::memcpy(dst.data(), payload.data(), dst.size());
-  }
+  // read-response-skip-bounds: an unknown STag lands in the Read's sink.
+  if (!payload.empty() && !unknown) PlaceInto(resources_, h.stag, read.request.sink_stag, h.tagged_offset, payload);
   if (!payload.empty()) read.received.Insert(offset, offset + payload.size());
   if (!h.last) return;
-  if (read.received.covered() != read.request.read_message_size && check) {
+  if (read.received.covered() != read.request.read_message_size && check &&
+      !config_.faults.Has(Fault::kCompleteShortReadResponse)) {
     Raise(rx, MakeViolation(ViolationKind::kReadResponseMismatch, "R5040-5.2.2-08",
                             "Read Response ends with " + std::to_string(read.received.covered()) +
                                 " of " + std::to_string(read.request.read_message_size) +

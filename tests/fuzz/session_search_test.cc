@@ -46,13 +46,24 @@ INSTANTIATE_TEST_SUITE_P(Faults, FaultSearch,
 // `rdmapct fuzz --target reference` runs) finds each within a fixed budget.
 // tools/fault_time_to_find.sh measures how long each takes.
 // Faults of the target as requester: they only show when the target's ULP
-// posts operations, which it does only for test-ULP 1.1 Command Records. The
+// posts operations (or, for accept-unsolicited-read-response, once one has
+// completed), which it does only for test-ULP 1.1 Command Records. The
 // session fuzzer sends none yet (issue 13: sessions with commands and mutated
 // suite answers are the next step), so the conformance suite's requester
 // cases catch these (conformance/fault_matrix.tsv), not this search.
 bool NeedsCommands(const model::FaultInfo& f) {
-  static const std::set<std::string> kNames = {"ignore-ord", "split-write-over-mulpdu", "send-invalidate-wrong-stag",
-                                               "reuse-send-msn"};
+  static const std::set<std::string> kNames = {"ignore-ord",
+                                               "split-write-over-mulpdu",
+                                               "send-invalidate-wrong-stag",
+                                               "reuse-send-msn",
+                                               "accept-unsolicited-read-response",
+                                               "complete-short-read-response",
+                                               "ignore-atomic-response-id",
+                                               "accept-atomic-response-on-any-queue",
+                                               "settle-in-flight-as-completed",
+                                               "flush-request-on-qn0",
+                                               "verify-request-on-qn0",
+                                               "atomic-write-length-16"};
   return kNames.count(f.name) != 0;
 }
 

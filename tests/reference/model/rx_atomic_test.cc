@@ -699,6 +699,27 @@ TEST_F(AtomicRequesterTest, WrongRequestIdentifierEcho) {
   EXPECT_EQ(ok.events()[0].request_id, 0x101u);
 }
 
+// R7306-5.2.2-S7 R7306-8.2-02, faults ignore-atomic-response-id and
+// accept-atomic-response-on-any-queue: an Atomic Response with another
+// identifier, or on QN 1, completes the atomic instead of a Terminate.
+TEST(AtomicRequesterFaults, WrongIdentifierOrQueueCompletesTheAtomic) {
+  for (Fault f : {Fault::kIgnoreAtomicResponseId, Fault::kAcceptAtomicResponseOnAnyQueue}) {
+    for (bool faulty : {false, true}) {
+      EndpointConfig c = AtomicConfig();
+      if (faulty) c.faults.Add(f);
+      Peer a{c};
+      ASSERT_EQ(a.ep.PostAtomicRequest(FetchAdd(0x100, kBase, 1, 0), a.r), PostStatus::kOk);
+      const bool wrong_id = f == Fault::kIgnoreAtomicResponseId;
+      wire::RdmapSegment seg = wire::MakeAtomicResponse(1, {wrong_id ? 0x101u : 0x100u, 0});
+      if (!wrong_id) seg.ddp.queue_number = 1;
+      const auto& r = a.Feed(seg);
+      EXPECT_EQ(r.segments().empty(), faulty) << InfoFor(f).name;
+      const bool completed = r.events().size() == 1 && r.events()[0].kind == UlpEventKind::kAtomicCompleted;
+      EXPECT_EQ(completed, faulty) << InfoFor(f).name;
+    }
+  }
+}
+
 // Fault mis-echo-request-identifier seen from the other side: the requester
 // catches the faulty responder.
 TEST_F(AtomicRequesterTest, RequesterCatchesMisEchoingResponder) {

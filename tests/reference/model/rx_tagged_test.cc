@@ -230,6 +230,34 @@ TEST(ReadResponseOption, NoMatchCheckPlacesAnyway) {
   EXPECT_EQ(p.ep.state(), StreamState::kStreaming);
 }
 
+// R5040-5.2.2-08, fault accept-unsolicited-read-response: a Read Response
+// with no Read outstanding is placed like an RDMA Write, not Terminated.
+TEST(ReadResponseFaults, AcceptUnsolicitedPlacesIt) {
+  EndpointConfig c = Config();
+  c.faults.Add(Fault::kAcceptUnsolicitedReadResponse);
+  Peer p(c);
+  p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
+  const auto& r = p.Feed(wire::MakeReadResponse(kStag, kBase, Pattern(8)));
+  EXPECT_TRUE(r.segments().empty());
+  EXPECT_EQ(p.ep.state(), StreamState::kStreaming);
+  auto s = p.ep.PeekRegion(kStag, kBase, 8);
+  EXPECT_EQ(Bytes(s.begin(), s.end()), Pattern(8));
+}
+
+// R5040-5.2.2-08, fault complete-short-read-response: L=1 after 10 of the 64
+// octets completes the Read instead of the mismatch Terminate.
+TEST(ReadResponseFaults, CompleteShortCompletesTheRead) {
+  EndpointConfig c = Config();
+  c.faults.Add(Fault::kCompleteShortReadResponse);
+  Peer p(c);
+  p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
+  ASSERT_EQ(p.ep.PostReadRequest(wire::ReadRequestHeader{kStag, kBase + 8, 64, 0xAB, 0x500}, p.r), PostStatus::kOk);
+  const auto& r = p.Feed(wire::MakeReadResponse(kStag, kBase + 8, Pattern(10)));
+  EXPECT_TRUE(r.segments().empty());
+  ASSERT_EQ(r.events().size(), 1u);
+  EXPECT_EQ(r.events()[0].kind, UlpEventKind::kReadCompleted);
+}
+
 // R5041-5.2-13 R5040-5.2.1-15: zero-length Read Response completes a zero-length Read,
 // whatever its STag.
 TEST(ReadResponseZero, ZeroLengthCompletesZeroLengthRead) {
