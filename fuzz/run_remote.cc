@@ -117,6 +117,7 @@ class RemoteRun {
   bool SearchRound(uint64_t round);
   void OnNoAnswer(const Finding& f);
   void Record(const proto::FuzzSession& s, const std::vector<Finding>& findings);
+  void RecordAlso(SearchResult::Found found);
   void WriteStats() const;
   void WriteSummary() const;
   void MaybeStatus();
@@ -309,8 +310,10 @@ bool RemoteRun::SearchRound(uint64_t round) {
   so.budget = o_.runs ? static_cast<int>(std::max<long>(0, *o_.runs - result_.sessions)) : 1 << 30;
   if (so.budget == 0) return false;
   SearchResult r = SearchSessions([this](const proto::FuzzSession& s) { return RunOne(s); }, so);
-  result_.sessions += r.sessions;
+  // Every session that ran counts, the rest of a finding's batch too.
+  result_.sessions += std::max(r.sessions, r.executed);
   if (r.findings.empty()) return false;  // budget or deadline
+  for (SearchResult::Found& f : r.also) RecordAlso(std::move(f));
   proto::FuzzSession s = r.session;
   if (profile_) s.mutable_connection()->set_profile(ToProto(*profile_));
   if (r.findings.front().oracle == "no-answer") {
@@ -325,6 +328,14 @@ bool RemoteRun::SearchRound(uint64_t round) {
   }
   Record(s, r.findings);
   return !o_.stop_at_first;
+}
+
+// A later finding of the same batch: recorded like the first, except that
+// "no answer" (the target went quiet) is left to the first one to handle.
+void RemoteRun::RecordAlso(SearchResult::Found found) {
+  if (found.findings.front().oracle == "no-answer") return;
+  if (profile_) found.session.mutable_connection()->set_profile(ToProto(*profile_));
+  Record(found.session, found.findings);
 }
 
 // Every status_every: sessions, sessions/s, findings (hits), distinct, RSS.

@@ -59,6 +59,17 @@ void RunBatch(const SessionRun& run, const std::vector<proto::FuzzSession>& batc
   for (std::thread& t : threads) t.join();
 }
 
+// The first finding of a batch (at `first`) and every later one in it.
+void TakeFindings(std::vector<proto::FuzzSession>& batch, std::vector<OracleResult>& results, std::size_t first,
+                  SearchResult& result) {
+  result.findings = std::move(results[first].findings);
+  result.session = std::move(batch[first]);
+  for (std::size_t k = first + 1; k < batch.size(); ++k) {
+    if (results[k].findings.empty()) continue;
+    result.also.push_back({std::move(batch[k]), std::move(results[k].findings)});
+  }
+}
+
 }  // namespace
 
 SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options) {
@@ -83,11 +94,11 @@ SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options)
     batch.clear();
     for (int k = 0; k < batch_size && i + k < options.budget; ++k) batch.push_back(Draw(m, pool, options));
     RunBatch(run, batch, results, options.jobs);
+    result.executed = i + static_cast<int>(batch.size());
     for (std::size_t k = 0; k < batch.size(); ++k) {
       result.sessions = i + static_cast<int>(k) + 1;
       if (!results[k].findings.empty()) {
-        result.findings = std::move(results[k].findings);
-        result.session = std::move(batch[k]);
+        TakeFindings(batch, results, k, result);
         return result;
       }
       Keep(m, pool, std::move(batch[k]), options.pool);

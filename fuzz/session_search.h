@@ -40,12 +40,21 @@ struct SearchOptions {
 using SessionRun = std::function<OracleResult(const proto::FuzzSession&)>;
 
 struct SearchResult {
-  int sessions = 0;               // sessions run
+  int sessions = 0;               // sessions up to and including the first with findings
   std::vector<Finding> findings;  // of the first session with any
   proto::FuzzSession session;     // that session
+  // With batches, the whole batch of the first finding has run: `executed`
+  // counts it all, and `also` holds its later sessions with findings, in
+  // order, so a caller neither undercounts nor loses them.
+  int executed = 0;
+  struct Found {
+    proto::FuzzSession session;
+    std::vector<Finding> findings;
+  };
+  std::vector<Found> also;
 };
 
-// Stops at the first session with findings, at the budget, the deadline or `stop`.
+// Stops at the first batch with findings, at the budget, the deadline or `stop`.
 SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options);
 
 }  // namespace rdmapct::fuzz

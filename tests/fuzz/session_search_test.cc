@@ -115,6 +115,29 @@ TEST(FaultSearch, BatchedSearchFindsTheSameWithAnyNumberOfJobs) {
   EXPECT_EQ(FormatFinding(one.findings[0]), FormatFinding(three.findings[0]));
 }
 
+// A live run executes a whole batch before it looks at the results: the
+// sessions after the first finding ran too, so they count, and their
+// findings are handed back instead of being dropped.
+TEST(FaultSearch, TheRestOfAFindingsBatchCountsAndKeepsItsFindings) {
+  int calls = 0;
+  const SessionRun run = [&](const proto::FuzzSession&) {
+    OracleResult r;
+    if (++calls >= 3 && calls % 2 == 1) r.findings.push_back(Finding{"differential", 0, "call " + std::to_string(calls)});
+    return r;
+  };
+  SearchOptions options;
+  options.budget = 100;
+  options.batch = 8;
+  const SearchResult r = SearchSessions(run, options);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].description, "call 3");
+  EXPECT_EQ(r.sessions, 3);
+  EXPECT_EQ(r.executed, 8);
+  ASSERT_EQ(r.also.size(), 2u);  // calls 5 and 7
+  EXPECT_EQ(r.also[0].findings[0].description, "call 5");
+  EXPECT_EQ(r.also[1].findings[0].description, "call 7");
+}
+
 TEST(FaultSearch, FaultFreeReferenceHasNoFinding) {
   const SearchResult r = Search({}, 1);
   EXPECT_EQ(r.sessions, kBudget);
