@@ -17,6 +17,7 @@ import sys
 # Symptom -> finding (README.md "Findings").
 RULES = [
     ("no STag was invalidated", "P1"),
+    ("MPA Reply: Res is 15, expected 0", "S18"),
     ("got RDMA Read Response", "S3"),
     ("is not registered (RFC 6580)", "S1"),
     ("Terminated DDP Header (D=0)", "S1"),
@@ -63,6 +64,15 @@ OVERRIDES = {
     "rfc5040/5.2/ird-requests-pipelined": "S8",
     "rfc5040/5.5/read-responses-in-request-order": "S8",
     "rfc6581/8/term-no-matching-rtr-as-first-fpdu": "S2",
+    "rfc5044/5.2/back-to-back-fpdus-any-split": "S17",
+    "rfc5044/C.2/rev0-request-permissive-or-closed": "S18",
+    "rfc5044/7.1.2/request-in-one-octet-writes": "N1",
+    "rfc7306/6.3/ninth-message-of-eight-buffers-mixed-send": "X1",
+    "rfc7306/6.3/ninth-message-of-eight-buffers-mixed-send-with-se": "X1",
+    "rfc7306/6.3/ninth-message-of-eight-buffers-mixed-send-with-invalidate": "X1",
+    "rfc7306/6.3/ninth-message-of-eight-buffers-mixed-send-with-se-and-invalidate": "X1",
+    "rfc7306/6.3/ninth-message-of-eight-buffers-mixed-immediate-data": "X1",
+    "rfc7306/6.3/ninth-message-of-eight-buffers-mixed-immediate-data-with-se": "X1",
 }
 
 
