@@ -157,6 +157,14 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
     if (set && want != got) bad.push_back(std::string(name) + " is " + std::to_string(got) + ", expected " + std::to_string(want));
   };
   check(m.has_accepted(), m.accepted(), !r.reject, "accepted (R=0)");
+  // R = 1 on a Reply that otherwise accepts (it carries the Advertisement
+  // that only an accepting test ULP sends, convention §3): say so, so the
+  // report does not read as a plain refusal. Linux siw echoes the Request's
+  // R bit this way (docs/reports/siw, S5).
+  if (m.has_accepted() && m.accepted() && r.reject && h.advertisement) {
+    bad.back() += std::string(": R = 1 in a Reply that carries the target's Advertisement, as an accepting Reply does") +
+                  (request.reject ? " (the Request's R bit echoed?)" : "");
+  }
   check(m.has_revision(), m.revision(), r.revision, "Rev");
   check(m.has_markers(), m.markers(), r.marker_required, "M");
   check(m.has_crc(), m.crc(), r.crc_required, "C");
@@ -195,7 +203,6 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
   }
   MatchOutcome o = Miss(ctx, "MPA Reply: " + bad.front(), expected, actual + "\n" + JoinLines(bad));
   if (h.record) o.frames = {*h.record};
-  (void)request;
   return o;
 }
 

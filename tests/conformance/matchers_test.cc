@@ -432,6 +432,31 @@ TEST(MpaReplyMatcherTest, FieldsAndClose) {
   EXPECT_EQ(MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: false"), closed, request, ctx).verdict, Verdict::kFail);
 }
 
+// REQ R5044-7.1.1-14: R = 1 on a Reply that carries the Advertisement (what
+// Linux siw sends to a Request with R = 1) fails as a refusal and says that
+// the Reply otherwise accepts; a plain rejecting Reply gets no such remark.
+TEST(MpaReplyMatcherTest, RejectBitOnAnOtherwiseAcceptingReplyIsNamed) {
+  MatchContext ctx;
+  wire::MpaStartupFrame request;
+  request.reject = true;
+  HandshakeOutcome h;
+  wire::MpaStartupFrame reply;
+  reply.is_reply = true;
+  reply.reject = true;
+  h.reply = reply;
+  h.advertisement = true;
+  const MatchOutcome echoed = MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: true"), h, request, ctx);
+  EXPECT_EQ(echoed.verdict, Verdict::kFail);
+  EXPECT_TRUE(Contains(echoed.reason, "accepted (R=0) is 0, expected 1: R = 1 in a Reply that carries the target's "
+                                      "Advertisement"))
+      << echoed.reason;
+  EXPECT_TRUE(Contains(echoed.reason, "the Request's R bit echoed?")) << echoed.reason;
+  h.advertisement = false;
+  const MatchOutcome plain = MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: true"), h, request, ctx);
+  EXPECT_EQ(plain.verdict, Verdict::kFail);
+  EXPECT_FALSE(Contains(plain.reason, "Advertisement")) << plain.reason;
+}
+
 TEST(MemoryDifferenceTest, NamesFirstOffsetAndCount) {
   EXPECT_EQ(MemoryDifference(wire::Bytes{1, 2, 3}, wire::Bytes{1, 2, 3}), "");
   const std::string d = MemoryDifference(wire::Bytes{1, 2, 3, 4}, wire::Bytes{1, 9, 3, 8});
