@@ -225,7 +225,8 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   }
   const std::size_t n = r.distinct();
   const std::string flaky = r.flaky() == 0 ? "" : " (+" + std::to_string(r.flaky()) + " flaky)";
-  std::fprintf(out, "%ld sessions in %.1f s (%.0f/s), %zu distinct finding%s%s, %d target restart%s; stats in %s, %s\n",
+  // One decimal: a slow live target (siw under TCG) runs a few sessions/s.
+  std::fprintf(out, "%ld sessions in %.1f s (%.1f/s), %zu distinct finding%s%s, %d target restart%s; stats in %s, %s\n",
                r.sessions, r.seconds, r.seconds > 0 ? r.sessions / r.seconds : 0.0, n, n == 1 ? "" : "s", flaky.c_str(),
                r.restarts, r.restarts == 1 ? "" : "s", r.stats_file.c_str(), r.summary_file.c_str());
   if (r.interrupted) {
