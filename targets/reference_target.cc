@@ -306,7 +306,10 @@ void ReferenceTarget::ReleaseSlot(uint32_t serial) {
 void ReferenceTarget::TearDownOthers(uint32_t serial) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto self = slots_.find(serial);
-  if (self == slots_.end()) return;
+  // Case Hash 0: a connection without a Suite Request (a case that writes
+  // its own Request) names no peer, so it shares one with nobody; else
+  // parallel cases of that kind would tear each other down by timing.
+  if (self == slots_.end() || self->second.peer == 0) return;
   for (const auto& [s, open] : slots_) {
     if (s != serial && open.peer == self->second.peer) torn_down_.insert(s);
   }
