@@ -79,14 +79,28 @@ TEST(ReferenceConcurrent, SlotIsReusedAfterTheConnectionIsGone) {
 
 TEST(ReferenceConcurrent, TearDownFaultEndsTheOtherConnection) {
   ReferenceTarget target(ReferenceTargetConfig{.faults = model::FaultSet{model::Fault::kTerminateTearsDownOthers}});
-  Initiator a(target);
-  Initiator b(target);
+  // One peer: both connections carry the same Case Hash in their Suite Request.
+  const wire::SuiteRequest one_case{1, 0, 0, wire::CaseHash("rfc5040/8.1.1/a-and-b")};
+  Initiator a(target, {.suite_request = one_case});
+  Initiator b(target, {.suite_request = one_case});
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
   EXPECT_FALSE(b.session().wants_close());
   a.Send(wire::MakeRdmaWrite(0, 0, Bytes(8, 0xEE)));  // STag 0: A terminates
   EXPECT_EQ(a.session().close_reason(), CloseReason::kTerminateSent);
   EXPECT_TRUE(b.session().wants_close());
+
+  // Without a Suite Request (Case Hash 0) a connection names no peer: the
+  // fault spares it, so parallel cases that write their own Request do not
+  // end each other.
+  ReferenceTarget same_fault(ReferenceTargetConfig{.faults = model::FaultSet{model::Fault::kTerminateTearsDownOthers}});
+  Initiator e(same_fault);
+  Initiator f(same_fault);
+  ASSERT_TRUE(e.Start());
+  ASSERT_TRUE(f.Start());
+  e.Send(wire::MakeRdmaWrite(0, 0, Bytes(8, 0xEE)));
+  EXPECT_EQ(e.session().close_reason(), CloseReason::kTerminateSent);
+  EXPECT_FALSE(f.session().wants_close());
 
   // Without the fault B stays in Full Operation.
   ReferenceTarget good;
