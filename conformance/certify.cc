@@ -119,11 +119,11 @@ RunOptions MakeRunOptions(const CertifyOptions& o) {
   opts.keep_going = o.keep_going;
   opts.stop = o.stop;
   if (o.timeout_ms) {
-    opts.session.expect_timeout = std::chrono::milliseconds(*o.timeout_ms);
-    opts.session.reply_timeout = std::chrono::milliseconds(*o.timeout_ms);
+    opts.driver.expect_timeout = std::chrono::milliseconds(*o.timeout_ms);
+    opts.driver.reply_timeout = std::chrono::milliseconds(*o.timeout_ms);
   }
-  opts.session.pause_after_reply = std::chrono::milliseconds(o.pause_after_reply_ms);
-  opts.session.undo_terminate_bitfield_order =
+  opts.driver.pause_after_reply = std::chrono::milliseconds(o.pause_after_reply_ms);
+  opts.driver.undo_terminate_bitfield_order =
       std::find(o.quirks.begin(), o.quirks.end(), "terminate-bitfields") != o.quirks.end();
   return opts;
 }

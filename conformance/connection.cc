@@ -130,7 +130,7 @@ std::size_t Recorder::AddStartupFrame(uint32_t connection, Direction d, uint64_t
 }
 
 Connection::Connection(std::unique_ptr<targets::Transport> transport, uint32_t index, Recorder& recorder,
-                       const SessionLimits& limits)
+                       const ConnectionLimits& limits)
     : transport_(std::move(transport)), index_(index), recorder_(recorder), limits_(limits),
       profile_(recorder.profile()) {
   StartFullOperation(true, false, false);

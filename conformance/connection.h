@@ -4,7 +4,7 @@
 // sends into a frame queue and an Event Record queue, and a record of every
 // frame for the report.
 //
-// Every wait takes a deadline and every buffer is bounded (SessionLimits):
+// Every wait takes a deadline and every buffer is bounded (ConnectionLimits):
 // a silent, slow, flooding or garbage-sending target ends a wait, never
 // hangs it, and never grows memory without bound. A Transport::Read that
 // returns kTimeout means the wait is over (the in-process transport says so
@@ -32,7 +32,7 @@ namespace rdmapct::conformance {
 
 using Clock = std::chrono::steady_clock;
 
-struct SessionLimits {
+struct ConnectionLimits {
   std::size_t read_chunk = 64 * 1024;           // octets per Transport::Read
   std::size_t max_received_octets = 32u << 20;  // per connection, then "flood"
   std::size_t max_queued = 4096;                // unconsumed frames + events, then "flood"
@@ -62,7 +62,7 @@ class Recorder {
 class Connection {
  public:
   Connection(std::unique_ptr<targets::Transport> transport, uint32_t index, Recorder& recorder,
-             const SessionLimits& limits);
+             const ConnectionLimits& limits);
   ~Connection();
 
   // Sends the MPA Request octets and reads the Reply (never beyond it).
@@ -81,7 +81,7 @@ class Connection {
   // Full Operation framing: CRC as negotiated, Markers in what the target
   // sends iff the Request had M=1, in what the suite sends as chosen.
   void StartFullOperation(bool crc, bool markers_from_target, bool markers_to_target);
-  // SessionOptions::undo_terminate_bitfield_order: Terminates from the
+  // CaseDriverOptions::undo_terminate_bitfield_order: Terminates from the
   // target are matched with their control field's bit-field order undone
   // (the recorded octets stay as they came).
   void UndoTerminateBitfieldOrder() { undo_terminate_bitfield_order_ = true; }
@@ -140,7 +140,7 @@ class Connection {
   std::unique_ptr<targets::Transport> transport_;
   uint32_t index_;
   Recorder& recorder_;
-  SessionLimits limits_;
+  ConnectionLimits limits_;
   wire::Profile profile_;
   bool undo_terminate_bitfield_order_ = false;
   bool responder_role_ = false;  // ReadRequest: the suite is the MPA Responder

@@ -1,6 +1,6 @@
 // Matchers: how the target's reactions are graded against one expectation
 // of a case (proto/case.proto, message Expect). Pure functions of what has
-// been observed so far and of what the suite sent; the session (session.h)
+// been observed so far and of what the suite sent; the case driver (case_driver.h)
 // waits for input and re-evaluates until a matcher decides or its deadline
 // passes. All expectations come from the case file: a matcher never asks a
 // model what the answer should be.
@@ -114,7 +114,7 @@ struct SentMessage {
   uint64_t response_octets = 0;
 };
 
-// The concrete values an expectation refers to, resolved by the session
+// The concrete values an expectation refers to, resolved by the case driver
 // (regions via the Advertisement, labels via the sends).
 struct MatchContext {
   wire::Profile profile = wire::Profile::kRfc5040;

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kLacks = "the target lacks: ";
 
-// The capabilities a skip reason names. Session skips read "the target
+// The capabilities a skip reason names. Case driver skips read "the target
 // lacks: a, b" (one capability each); other capability skips (a refused
 // MPA Request option, no SE reporting, no plain readable region) are named
 // by their whole reason.

@@ -130,7 +130,7 @@ class Pool {
     out.aborted = stopped_;
     out.abort_reason = stop_reason_;
     out.target_info = target_info_;
-    if (options_.session.undo_terminate_bitfield_order) {
+    if (options_.driver.undo_terminate_bitfield_order) {
       out.target_info.insert(out.target_info.begin(),
                              "DIAGNOSTIC RUN, not a certification: --quirk terminate-bitfields reads the target's "
                              "Terminate Control with its little-endian bit-field order undone");
@@ -151,7 +151,7 @@ class Pool {
         if (NeedsExclusiveTarget(cases_[i]->proto)) exclusive.emplace(target_mu_);
         else shared.emplace(target_mu_);
         if (stopped_ || Interrupted()) return;
-        run = RunCase(*cases_[i], connector_, options_.session);
+        run = RunCase(*cases_[i], connector_, options_.driver);
       }
       Finish(i, std::move(run));
     }
@@ -225,7 +225,7 @@ RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions
   out.start = std::chrono::system_clock::now();
   const auto began = std::chrono::steady_clock::now();
   RunOptions opts = options;
-  opts.session.profile = options.profile;
+  opts.driver.profile = options.profile;
   SerializedConnector serialized(connector);
   std::optional<StoppableConnector> stoppable;
   if (options.stop) stoppable.emplace(serialized, *options.stop);

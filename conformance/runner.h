@@ -1,5 +1,5 @@
 // The conformance runner: loads and selects cases, runs each against a
-// target (session.h) on a small thread pool, and collects the verdicts in
+// target (case_driver.h) on a small thread pool, and collects the verdicts in
 // the deterministic order of the selection.
 //
 // Cases are independent: one case, its own connection(s). Cases whose result
@@ -18,7 +18,7 @@
 
 #include "conformance/case_loader.h"
 #include "conformance/result.h"
-#include "conformance/session.h"
+#include "conformance/case_driver.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {
@@ -28,7 +28,7 @@ struct RunOptions {
   CaseFilter filter;                 // selection (ids, sections, documents, levels, tags)
   std::filesystem::path cases_dir;   // empty: DefaultCasesDir()
   int jobs = 1;                      // cases in flight at once
-  SessionOptions session;            // timeouts and bounds; its profile is set from `profile`
+  CaseDriverOptions driver;             // timeouts and bounds; its profile is set from `profile`
   int max_consecutive_connect_failures = 3;
   bool keep_going = false;           // never stop early for connection failures
   // An interrupt request, read while the run goes (a signal handler sets

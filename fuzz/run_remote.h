@@ -60,7 +60,7 @@ struct RemoteRunOptions {
   bool stop_at_first = false;
   // Per session: the in-process reference runs in a child process cut at
   // these caps (session_worker.h); a live target's session is cut at the time cap.
-  SessionLimits limits;
+  ConnectionLimits limits;
   const std::atomic<int>* stop = nullptr;  // set (SIGINT, SIGTERM): end the run now, write what was found
   std::chrono::milliseconds status_every{10'000};  // a status line to `progress` this often
   ProgressFn progress;                   // one line per event (may be empty)

@@ -318,7 +318,7 @@ std::string DivergenceShape(ByteSpan a, ByteSpan b, wire::Profile profile, bool 
 }
 
 // The first requirement id of a target's first violation, if any.
-std::string FirstRequirement(const targets::ReferenceTargetSession& t) {
+std::string FirstRequirement(const targets::ReferenceTargetConnection& t) {
   const model::RdmapEndpoint* e = t.endpoint();
   if (!e || !e->first_violation()) return "";
   const std::string ids = model::RuleFor(e->first_violation()->kind).requirement_ids;
@@ -363,7 +363,7 @@ class Pair {
     return out_a;
   }
 
-  targets::ReferenceTargetSession& dut() { return *a_; }
+  targets::ReferenceTargetConnection& dut() { return *a_; }
 
   // How the FPDUs after the Reply are framed (for the shape of a divergence).
   void SetFraming(wire::Profile profile, bool crc, bool markers) { framing_ = Framing{profile, crc, markers}; }
@@ -416,7 +416,7 @@ class Pair {
   };
   targets::ReferenceTarget& dut_;
   targets::ReferenceTarget& ref_;
-  std::unique_ptr<targets::ReferenceTargetSession> a_, b_;
+  std::unique_ptr<targets::ReferenceTargetConnection> a_, b_;
   std::optional<Framing> framing_;
   Bytes stream_a_, stream_b_;  // each side's octets since the Reply
 };

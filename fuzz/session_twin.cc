@@ -18,7 +18,7 @@ using wire::ByteSpan;
 TwinRun RunTwin(const proto::FuzzSession& s) {
   TwinRun run;
   targets::ReferenceTarget target(SessionTargetConfig(s, {}));
-  std::unique_ptr<targets::ReferenceTargetSession> session = target.Accept();
+  std::unique_ptr<targets::ReferenceTargetConnection> session = target.Accept();
   run.request = BuildRequest(s);
   Bytes out;
   session->OnBytes(wire::EncodeMpaStartupFrame(run.request), out);

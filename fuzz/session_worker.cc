@@ -127,7 +127,7 @@ void OutOfMemory() {
 }
 
 // The child: sessions in, results out, until the parent closes the pipe.
-[[noreturn]] void ChildLoop(int in, int out, const model::FaultSet& faults, const SessionLimits& limits) {
+[[noreturn]] void ChildLoop(int in, int out, const model::FaultSet& faults, const ConnectionLimits& limits) {
   signal(SIGINT, SIG_IGN);  // the parent decides what an interrupt ends
   signal(SIGPIPE, SIG_IGN);
   if (!kAsan) {
@@ -155,7 +155,7 @@ void OutOfMemory() {
 
 std::size_t SelfRssKb() { return StatmKb("self", 1); }
 
-SessionWorker::SessionWorker(const model::FaultSet& faults, const SessionLimits& limits)
+SessionWorker::SessionWorker(const model::FaultSet& faults, const ConnectionLimits& limits)
     : faults_(faults), limits_(limits) {}
 
 SessionWorker::~SessionWorker() { Kill(); }

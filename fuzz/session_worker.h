@@ -22,7 +22,7 @@
 
 namespace rdmapct::fuzz {
 
-struct SessionLimits {
+struct ConnectionLimits {
   std::chrono::milliseconds time{10'000};  // per session
   std::size_t memory_mb = 384;             // the child's RSS (docs: the run stays under 512 MB)
 };
@@ -34,7 +34,7 @@ struct WorkerResult {
 
 class SessionWorker {
  public:
-  SessionWorker(const model::FaultSet& faults, const SessionLimits& limits);
+  SessionWorker(const model::FaultSet& faults, const ConnectionLimits& limits);
   ~SessionWorker();
   SessionWorker(const SessionWorker&) = delete;
   SessionWorker& operator=(const SessionWorker&) = delete;
@@ -53,7 +53,7 @@ class SessionWorker {
                                    const std::atomic<int>* stop, WorkerResult& result);
 
   model::FaultSet faults_;
-  SessionLimits limits_;
+  ConnectionLimits limits_;
   int pid_ = -1, to_child_ = -1, from_child_ = -1;
   std::size_t last_rss_kb_ = 0;
   int restarts_ = 0;

@@ -16,14 +16,14 @@ std::string DescribeReferenceConfig(const ReferenceTargetConfig& config) {
 }
 
 InProcessTransport::InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer, bool initiator)
-    : target_(std::move(target)), session_(initiator ? target_->Connect() : target_->Accept()), peer_(std::move(peer)) {
-  if (initiator) session_->Start(queue_);
+    : target_(std::move(target)), reference_(initiator ? target_->Connect() : target_->Accept()), peer_(std::move(peer)) {
+  if (initiator) reference_->Start(queue_);
 }
 
-// The session goes before the target it refers to (member order does that);
+// The connection goes before the target it refers to (member order does that);
 // a suite that drops the transport without closing is a reset.
 InProcessTransport::~InProcessTransport() {
-  if (!session_->closed()) session_->OnPeerReset();
+  if (!reference_->closed()) reference_->OnPeerReset();
 }
 
 IoStatus InProcessTransport::Write(wire::ByteSpan bytes) {
@@ -35,7 +35,7 @@ IoStatus InProcessTransport::Write(wire::ByteSpan bytes) {
     last_error_ = "write after ShutdownWrite()";
     return IoStatus::kError;
   }
-  if (session_->closed()) return IoStatus::kClosed;
+  if (reference_->closed()) return IoStatus::kClosed;
   if (queued() > kMaxBacklog) {
     last_error_ = "the target is not reading: " + std::to_string(queued()) +
                   " octets wait for the suite";
@@ -43,7 +43,7 @@ IoStatus InProcessTransport::Write(wire::ByteSpan bytes) {
   }
   // Octets after the target's FIN are still consumed (TCP half-close): a
   // conforming target ignores them, a faulty one may act on them.
-  session_->OnBytes(bytes, queue_);
+  reference_->OnBytes(bytes, queue_);
   return IoStatus::kOk;
 }
 
@@ -67,17 +67,17 @@ IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes,
     }
     return IoStatus::kOk;
   }
-  if (queued() == 0 && session_->wants_close()) return IoStatus::kClosed;
+  if (queued() == 0 && reference_->wants_close()) return IoStatus::kClosed;
   // An Initiator waiting for its Reply gives up on its own clock, which has
   // reached the furthest instant the suite has waited for (a wait costs no
   // wall time here either; a wait that ends before the timer never fires
   // it, however often it is retried in slices).
-  if (const auto at = session_->timer(); at && !write_shut_) {
+  if (const auto at = reference_->timer(); at && !write_shut_) {
     waited_until_ = std::max(waited_until_, std::chrono::steady_clock::now() + timeout);
     if (*at > waited_until_) return IoStatus::kTimeout;
-    session_->OnTimer(*at, queue_);
+    reference_->OnTimer(*at, queue_);
     if (queued() > 0) return Read(out, max_bytes, std::chrono::milliseconds(0));
-    if (session_->wants_close()) return IoStatus::kClosed;
+    if (reference_->wants_close()) return IoStatus::kClosed;
   }
   return IoStatus::kTimeout;
 }
@@ -85,13 +85,13 @@ IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes,
 void InProcessTransport::ShutdownWrite() {
   if (write_shut_ || aborted_) return;
   write_shut_ = true;
-  session_->OnPeerClosed(queue_);
+  reference_->OnPeerClosed(queue_);
 }
 
 void InProcessTransport::Abort() {
   if (aborted_) return;
   aborted_ = true;
-  session_->OnPeerReset();
+  reference_->OnPeerReset();
   wire::Bytes().swap(queue_);
   head_ = 0;
 }

@@ -27,7 +27,7 @@ class InProcessTransport : public Transport {
   static constexpr std::size_t kMaxBacklog = 16u << 20;
 
   // `initiator`: the target opens the connection as MPA Initiator; its
-  // Request is queued at once (ReferenceTargetSession::Start).
+  // Request is queued at once (ReferenceTargetConnection::Start).
   InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer, bool initiator = false);
   ~InProcessTransport() override;
 
@@ -45,14 +45,14 @@ class InProcessTransport : public Transport {
   std::string last_error() const override { return last_error_; }
   std::string peer() const override { return peer_; }
 
-  // White-box access for tests (memory peeks, the session's log line).
-  ReferenceTargetSession& session() { return *session_; }
-  const ReferenceTargetSession& session() const { return *session_; }
+  // White-box access for tests (memory peeks, the connection's log line).
+  ReferenceTargetConnection& reference() { return *reference_; }
+  const ReferenceTargetConnection& reference() const { return *reference_; }
   std::size_t queued() const { return queue_.size() - head_; }
 
  private:
-  std::shared_ptr<ReferenceTarget> target_;  // outlives session_
-  std::unique_ptr<ReferenceTargetSession> session_;
+  std::shared_ptr<ReferenceTarget> target_;  // outlives reference_
+  std::unique_ptr<ReferenceTargetConnection> reference_;
   std::string peer_;
   std::string last_error_;
   wire::Bytes queue_;       // target -> suite octets; [head_, end) not yet read
@@ -62,7 +62,7 @@ class InProcessTransport : public Transport {
   bool aborted_ = false;
 };
 
-// Connect() opens a session on one shared ReferenceTarget, so Keep Memory,
+// Connect() opens a connection on one shared ReferenceTarget, so Keep Memory,
 // the Connection Serial and the outcome block carry over between the
 // connections of a run.
 class InProcessConnector : public TargetConnector {

@@ -72,7 +72,7 @@ bool IsRequesterCompletion(UlpEventKind k) {
          k == UlpEventKind::kAtomicWriteCompleted;
 }
 
-uint32_t ReferenceTargetSession::SupportedCommands() const {
+uint32_t ReferenceTargetConnection::SupportedCommands() const {
   auto bit = [](CommandType t) { return uint32_t{1} << static_cast<uint8_t>(t); };
   uint32_t s = bit(CommandType::kRdmaWrite) | bit(CommandType::kRdmaRead) | bit(CommandType::kSend) |
                bit(CommandType::kSendWithSe) | bit(CommandType::kSendWithInvalidate) |
@@ -89,7 +89,7 @@ uint32_t ReferenceTargetSession::SupportedCommands() const {
 
 // A Send whose whole payload is a Command Record is a command (§7.2): its
 // commands join the send queue and no Send-delivered event is reported.
-bool ReferenceTargetSession::TakeCommandRecord(const model::UlpEvent& e) {
+bool ReferenceTargetConnection::TakeCommandRecord(const model::UlpEvent& e) {
   if (!config_.commands || !wire::HasCommandRecordMagic(e.data) || e.length != e.data.size()) return false;
   auto rec = wire::DecodeCommandRecord(e.data);
   if (!rec.ok()) return false;
@@ -100,7 +100,7 @@ bool ReferenceTargetSession::TakeCommandRecord(const model::UlpEvent& e) {
 // REQ R5040-5.5-R11 R5040-5.5-R19 R5040-5.2.2-04
 // A Read (or Atomic / COMMIT request) completes when the endpoint delivers
 // its response: the oldest request of its kind in flight.
-void ReferenceTargetSession::CompleteRequest(const model::UlpEvent& e) {
+void ReferenceTargetConnection::CompleteRequest(const model::UlpEvent& e) {
   for (CommandSlot& s : commands_) {
     if (s.state != CommandSlot::kInFlight || CompletionKind(s.command.type) != e.kind) continue;
     s.state = CommandSlot::kDone;
@@ -119,7 +119,7 @@ void ReferenceTargetSession::CompleteRequest(const model::UlpEvent& e) {
 // The octets of the target's own memory a command names (a Verify: its Hash
 // Value, Modifier octets); false when they are not its memory (the command
 // then fails locally).
-bool ReferenceTargetSession::LocalOctets(const wire::Command& c, wire::Bytes& out) const {
+bool ReferenceTargetConnection::LocalOctets(const wire::Command& c, wire::Bytes& out) const {
   out.clear();
   const uint32_t length = c.type == CommandType::kVerify ? c.modifier : c.length;
   if (length == 0) return true;
@@ -131,7 +131,7 @@ bool ReferenceTargetSession::LocalOctets(const wire::Command& c, wire::Bytes& ou
 
 // REQ R5040-5.5-R14 R5040-5.1-07 R5040-5.2.1-07 R5040-6.1-09 R5040-4.1-03 R5040-5.3-13
 // Posts one command. kOrdExceeded means "not yet": it and everything behind it wait.
-model::PostStatus ReferenceTargetSession::PostCommand(CommandSlot& s) {
+model::PostStatus ReferenceTargetConnection::PostCommand(CommandSlot& s) {
   const wire::Command& c = s.command;
   posted_.Clear();
   model::PostStatus st = model::PostStatus::kInvalidArgument;
@@ -184,7 +184,7 @@ model::PostStatus ReferenceTargetSession::PostCommand(CommandSlot& s) {
 // REQ R5040-5.5-R15b R5040-7.1-01
 // Posts what the queue and ORD allow, then reports finished commands from the
 // head, so completions come in submission order.
-void ReferenceTargetSession::PumpCommands(wire::Bytes& out) {
+void ReferenceTargetConnection::PumpCommands(wire::Bytes& out) {
   for (CommandSlot& s : commands_) {
     if (endpoint_->state() != model::StreamState::kStreaming) return;
     if (s.state != CommandSlot::kQueued) continue;
@@ -214,7 +214,7 @@ void ReferenceTargetSession::PumpCommands(wire::Bytes& out) {
 // REQ R5040-6.2.1-03 R5040-5.4-09
 // The stream ended: the oldest request in flight failed, everything else not
 // reported was flushed (a command done but not reported did complete).
-void ReferenceTargetSession::SettleCommands() {
+void ReferenceTargetConnection::SettleCommands() {
   if (!config_.commands) return;
   bool failed_one = false;
   const bool as_completed = config_.faults.Has(model::Fault::kSettleInFlightAsCompleted);

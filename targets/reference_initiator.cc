@@ -2,7 +2,7 @@
 // its Request with the Advertisement, the Reply checks of RFC 5044 §7.1.2
 // rule 3 and the RFC 6581 §9 negotiation, and its first FPDU (the RTR, or
 // the convention's hello). Full Operation is the Responder's
-// (reference_session.cc); only who sends the first FPDU differs.
+// (reference_connection.cc); only who sends the first FPDU differs.
 #include <algorithm>
 
 #include "reference/wire/mpa_fpdu.h"
@@ -33,7 +33,7 @@ wire::ConnectDirective EffectiveOptions(const std::optional<wire::ConnectDirecti
 
 // REQ R5044-7.1.1-02 R5044-7.1.2-R01a R5044-7.1.1-15 R5044-7.1.1-17 R6581-10-04 R6581-9.2-02
 // R6581-9.2-03 R6581-9.2-14 R6581-9.2-16
-wire::MpaStartupFrame ReferenceTargetSession::BuildRequest() {
+wire::MpaStartupFrame ReferenceTargetConnection::BuildRequest() {
   const wire::ConnectDirective o = EffectiveOptions(directive_, config_);
   const bool fault_p2p = config_.faults.Has(Fault::kPeerToPeerAlways);
   wire::MpaStartupFrame r;
@@ -68,8 +68,8 @@ wire::MpaStartupFrame ReferenceTargetSession::BuildRequest() {
 }
 
 // The Request, with the Advertisement as its Private Data (§10.1).
-void ReferenceTargetSession::Start(wire::Bytes& out) {
-  if (!initiator_ || phase_ != SessionPhase::kAwaitingRequest) return;
+void ReferenceTargetConnection::Start(wire::Bytes& out) {
+  if (!initiator_ || phase_ != ConnectionPhase::kAwaitingRequest) return;
   directive_ = target_.TakeDirective();
   wire::MpaStartupFrame request = BuildRequest();
   if (!target_.config_error().empty()) {
@@ -94,24 +94,24 @@ void ReferenceTargetSession::Start(wire::Bytes& out) {
   octets_out_ += out.size() - before;
   request_ = std::move(request);
   reply_deadline_ = std::chrono::steady_clock::now() + config_.initiator.reply_timeout;
-  phase_ = SessionPhase::kAwaitingReply;
+  phase_ = ConnectionPhase::kAwaitingReply;
 }
 
-std::optional<std::chrono::steady_clock::time_point> ReferenceTargetSession::timer() const {
-  if (phase_ != SessionPhase::kAwaitingReply) return std::nullopt;
+std::optional<std::chrono::steady_clock::time_point> ReferenceTargetConnection::timer() const {
+  if (phase_ != ConnectionPhase::kAwaitingReply) return std::nullopt;
   return reply_deadline_;
 }
 
 // REQ R5044-7.1.2-R10a
-void ReferenceTargetSession::OnTimer(std::chrono::steady_clock::time_point now, wire::Bytes& /*out*/) {
-  if (phase_ != SessionPhase::kAwaitingReply || now < reply_deadline_) return;
+void ReferenceTargetConnection::OnTimer(std::chrono::steady_clock::time_point now, wire::Bytes& /*out*/) {
+  if (phase_ != ConnectionPhase::kAwaitingReply || now < reply_deadline_) return;
   detail_ = "no MPA Reply within " + std::to_string(config_.initiator.reply_timeout.count()) + " ms";
   Close(CloseReason::kReplyTimeout);
 }
 
 // REQ R5044-7.1.2-R03a R5044-7.1.2-R03b R5044-7.1.1-05 R5044-7.1.2-R08a R5044-7.1.2-R09c
 // Takes exactly the Reply's octets (at most 20 + 512): what follows is FPDUs.
-void ReferenceTargetSession::FeedReply(wire::ByteSpan& in, wire::Bytes& out) {
+void ReferenceTargetConnection::FeedReply(wire::ByteSpan& in, wire::Bytes& out) {
   const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kReply, wire::kMpaMaxPrivateDataLength};
   const bool skip_key = config_.faults.Has(Fault::kAcceptReplyBadKey);
   while (!in.empty()) {
@@ -141,7 +141,7 @@ void ReferenceTargetSession::FeedReply(wire::ByteSpan& in, wire::Bytes& out) {
 
 // REQ R5044-7.1.2-R03c R5044-7.1.2-R03d R5044-7.1.1-19 R5044-7.1.1-07 R5044-7.1.1-12 R6581-9.1-09
 // R6581-9.1-10 R6581-9.1-15 R6581-9.1-17
-bool ReferenceTargetSession::OnReply(const wire::MpaStartupFrame& reply, wire::Bytes& out) {
+bool ReferenceTargetConnection::OnReply(const wire::MpaStartupFrame& reply, wire::Bytes& out) {
   reply_ = reply;
   const auto& revs = config_.mpa.accepted_revisions;
   if (std::find(revs.begin(), revs.end(), reply.revision) == revs.end() || reply.revision > request_->revision) {
@@ -169,7 +169,7 @@ bool ReferenceTargetSession::OnReply(const wire::MpaStartupFrame& reply, wire::B
   }
   SetUpEndpoint(request_->revision == 0 ? 0 : 1);
   PrepareFraming();
-  phase_ = SessionPhase::kFullOperation;
+  phase_ = ConnectionPhase::kFullOperation;
   if (ird_shortfall) {
     detail_ = "the Reply's ORD " + std::to_string(o.responder_ord) + " exceeds the IRD it can provide";
     AbortSetup(wire::MakeTerminateCode(wire::MpaErrorCode::kInsufficientIrdResources), out);
@@ -183,7 +183,7 @@ bool ReferenceTargetSession::OnReply(const wire::MpaStartupFrame& reply, wire::B
 // Peer-to-peer: one negotiated RTR (Write, Send, Read in that order of
 // preference), or TERM 2/0/0x07 when it can send none. Client-server: the
 // convention's hello, a zero-length RDMA Write with STag 0 (§10.3).
-void ReferenceTargetSession::SendFirstFpdu(const wire::IrdOrdOutcome& o, wire::Bytes& out) {
+void ReferenceTargetConnection::SendFirstFpdu(const wire::IrdOrdOutcome& o, wire::Bytes& out) {
   posted_.Clear();
   const bool p2p = o.applies && o.peer_to_peer;
   bool write = !p2p, send = false;
@@ -212,7 +212,7 @@ void ReferenceTargetSession::SendFirstFpdu(const wire::IrdOrdOutcome& o, wire::B
 
 // A zero-length Read Request into the first readable region; false when its
 // ORD is 0 (R6581-9.1-09: at most the responder's IRD outstanding).
-bool ReferenceTargetSession::SendReadRtr(wire::Bytes& out) {
+bool ReferenceTargetConnection::SendReadRtr(wire::Bytes& out) {
   const auto& regions = target_.layout().regions;
   const wire::AdvertisedRegion* sink = regions.empty() ? nullptr : &regions.front();
   wire::ReadRequestHeader h{sink ? sink->stag : 0, sink ? sink->base_tagged_offset : 0, 0, 0, 0};
@@ -230,7 +230,7 @@ bool ReferenceTargetSession::SendReadRtr(wire::Bytes& out) {
 
 // A setup failure after an accepting Reply: the Terminate (M = D = R = 0) is
 // the first FPDU, then the close (RFC 6581 §9.3).
-void ReferenceTargetSession::AbortSetup(wire::TerminateCode code, wire::Bytes& out) {
+void ReferenceTargetConnection::AbortSetup(wire::TerminateCode code, wire::Bytes& out) {
   reactions_.Clear();
   endpoint_->Abort(code, reactions_);
   Drain(out);

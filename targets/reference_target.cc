@@ -1,6 +1,6 @@
 // ReferenceTarget: the configuration, the default region layout and the
 // state that outlives connections. The per-connection engine is
-// reference_session.cc.
+// reference_connection.cc.
 #include "targets/reference_target.h"
 
 #include <algorithm>
@@ -34,7 +34,7 @@ AdvertisedRegion Region(uint32_t stag, uint64_t base, uint32_t length, uint8_t a
 
 // The pattern of a memory object (convention §4), computed once per
 // (object id, size) and shared: filling 28 KiB octet by octet for every
-// connection was most of a fuzz session's cost.
+// connection was most of a fuzz connection's cost.
 std::shared_ptr<const wire::Bytes> PatternOf(uint16_t memory_object, uint32_t size) {
   static std::mutex mu;
   static std::map<std::pair<uint16_t, uint32_t>, std::shared_ptr<const wire::Bytes>> cache;
@@ -168,13 +168,13 @@ const char* CloseReasonName(CloseReason r) {
   return "?";
 }
 
-const char* SessionPhaseName(SessionPhase p) {
+const char* ConnectionPhaseName(ConnectionPhase p) {
   switch (p) {
-    case SessionPhase::kAwaitingRequest: return "awaiting-request";
-    case SessionPhase::kAwaitingFirstFpdu: return "awaiting-first-fpdu";
-    case SessionPhase::kFullOperation: return "full-operation";
-    case SessionPhase::kClosed: return "closed";
-    case SessionPhase::kAwaitingReply: return "awaiting-reply";
+    case ConnectionPhase::kAwaitingRequest: return "awaiting-request";
+    case ConnectionPhase::kAwaitingFirstFpdu: return "awaiting-first-fpdu";
+    case ConnectionPhase::kFullOperation: return "full-operation";
+    case ConnectionPhase::kClosed: return "closed";
+    case ConnectionPhase::kAwaitingReply: return "awaiting-reply";
   }
   return "?";
 }
@@ -204,22 +204,22 @@ void ReferenceTarget::Reset() {
   torn_down_.clear();
 }
 
-std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Accept() {
+std::unique_ptr<ReferenceTargetConnection> ReferenceTarget::Accept() {
   uint32_t serial;
   {
     std::lock_guard<std::mutex> lock(mu_);
     serial = ++serial_;
   }
-  return std::make_unique<ReferenceTargetSession>(*this, serial);
+  return std::make_unique<ReferenceTargetConnection>(*this, serial);
 }
 
-std::unique_ptr<ReferenceTargetSession> ReferenceTarget::Connect() {
+std::unique_ptr<ReferenceTargetConnection> ReferenceTarget::Connect() {
   uint32_t serial;
   {
     std::lock_guard<std::mutex> lock(mu_);
     serial = ++serial_;
   }
-  return std::make_unique<ReferenceTargetSession>(*this, serial, true);
+  return std::make_unique<ReferenceTargetConnection>(*this, serial, true);
 }
 
 void ReferenceTarget::SetDirective(const wire::ConnectDirective& d) {

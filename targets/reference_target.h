@@ -3,7 +3,7 @@
 // (docs/target-convention.md). The conformance suite, the fuzzer and
 // `rdmapct serve` all talk to it; so does the example plugin.
 //
-// Sans-I/O: no sockets, threads or clock. A ReferenceTargetSession is one
+// Sans-I/O: no sockets, threads or clock. A ReferenceTargetConnection is one
 // TCP connection: octets from the suite go in (OnBytes), octets for the
 // suite come out, and wants_close() says when the target sends its FIN.
 // A transport (in_process.h, the plugin, serve) only moves the octets.
@@ -11,10 +11,10 @@
 // Lifetimes: a ReferenceTarget outlives its connections. It owns what the
 // convention carries from one connection to the next: the memory objects
 // (Keep Memory, convention §2.4), the Connection Serial (§2.1) and the
-// previous-connection outcome (§3.4). Each Accept() gives a session that
-// starts from fresh state. The target must outlive its sessions.
+// previous-connection outcome (§3.4). Each Accept() gives a connection that
+// starts from fresh state. The target must outlive its connections.
 //
-// What a session does, in order:
+// What a connection does, in order:
 //  1. Startup (RFC 5044 §7.1.2, RFC 6581): collects the MPA Request (at most
 //     20 + 512 octets), validates it against the MPA policy, negotiates
 //     IRD/ORD and RTR, sets up memory, receive buffers and regions, and sends
@@ -148,8 +148,8 @@ struct ReferenceTargetConfig {
   bool commands = true;
   // Hand each connection's memory back to the target when it closes, for
   // the next Keep Memory connection and MemorySnapshot. A harness that runs
-  // one connection per target and then Resets it (the session fuzzer) turns
-  // it off: copying the memory back was a fifth of a fuzz session's cost.
+  // one connection per target and then Resets it (the connection fuzzer) turns
+  // it off: copying the memory back was a fifth of a fuzz connection's cost.
   // Off, every connection starts from the pattern.
   bool hand_back_memory = true;
   // With fault late-fpdu-hand-off: how long after the Reply arriving octets
@@ -172,7 +172,7 @@ inline uint32_t StagForSlot(uint32_t stag, uint32_t slot) { return stag ^ (slot 
 // RFC 6581, ...). MakeConnector refuses such a config.
 std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& config);
 
-// Why a session closed (for logs and tests).
+// Why a connection closed (for logs and tests).
 enum class CloseReason : uint8_t {
   kNone,                // still open
   kBadRequest,          // malformed MPA Request: wrong Key, PD_Length > limit, truncated at FIN
@@ -192,16 +192,16 @@ enum class CloseReason : uint8_t {
 };
 const char* CloseReasonName(CloseReason r);
 
-enum class SessionPhase : uint8_t {
+enum class ConnectionPhase : uint8_t {
   kAwaitingRequest,    // collecting the MPA Request
   kAwaitingFirstFpdu,  // Reply sent; nothing is sent until the suite's first FPDU
   kFullOperation,
   kClosed,             // the target's side is closed (FIN)
   kAwaitingReply,      // Initiator: Request sent, collecting the MPA Reply
 };
-const char* SessionPhaseName(SessionPhase p);
+const char* ConnectionPhaseName(ConnectionPhase p);
 
-class ReferenceTargetSession;
+class ReferenceTargetConnection;
 
 class ReferenceTarget {
  public:
@@ -210,12 +210,12 @@ class ReferenceTarget {
   ReferenceTarget& operator=(const ReferenceTarget&) = delete;
 
   // A new connection (TCP accept): the next Connection Serial.
-  std::unique_ptr<ReferenceTargetSession> Accept();
+  std::unique_ptr<ReferenceTargetConnection> Accept();
   // A connection the target opens as MPA Initiator (convention §10): the
-  // next Connection Serial; the Request is the session's first output
-  // (ReferenceTargetSession::Start), with the options of the pending
+  // next Connection Serial; the Request is the connection's first output
+  // (ReferenceTargetConnection::Start), with the options of the pending
   // Connect Directive if there is one (it is used up), else config().initiator.
-  std::unique_ptr<ReferenceTargetSession> Connect();
+  std::unique_ptr<ReferenceTargetConnection> Connect();
 
   const ReferenceTargetConfig& config() const { return config_; }
   const TargetLayout& layout() const { return layout_; }
@@ -229,14 +229,14 @@ class ReferenceTarget {
   // The memory object as the last finished connection left it (empty if unknown).
   wire::Bytes MemorySnapshot(uint16_t memory_object) const;
   // Back to the state right after construction: Connection Serial 0, memory
-  // patterned, no previous outcome. A harness that runs many sessions (the
-  // session fuzzer) reuses its targets instead of building new ones. No
-  // session of this target may be alive.
+  // patterned, no previous outcome. A harness that runs many connections (the
+  // connection fuzzer) reuses its targets instead of building new ones. No
+  // connection of this target may be alive.
   void Reset();
 
  private:
-  friend class ReferenceTargetSession;
-  // Session hooks, all under mu_.
+  friend class ReferenceTargetConnection;
+  // Connection hooks, all under mu_.
   // The memory objects for a connection that is starting: the kept
   // contents (a copy), or the shared pattern (convention §4), which the
   // model copies only when the connection first writes.
@@ -290,21 +290,21 @@ class ReferenceTarget {
 // (Read, Atomic, COMMIT).
 bool IsRequesterCompletion(model::UlpEventKind k);
 
-class ReferenceTargetSession {
+class ReferenceTargetConnection {
  public:
-  ReferenceTargetSession(ReferenceTarget& target, uint32_t serial, bool initiator = false);
-  ~ReferenceTargetSession();
-  // The TCP MSS of the connection this session serves (TCP_MAXSEG, options
+  ReferenceTargetConnection(ReferenceTarget& target, uint32_t serial, bool initiator = false);
+  ~ReferenceTargetConnection();
+  // The TCP MSS of the connection this connection serves (TCP_MAXSEG, options
   // excluded): the MULPDU follows the smaller of it and the configured EMSS
   // (RFC 5044 §4.5, decisions D-G14). Call before the first octet.
   void SetEffectiveMss(std::size_t mss) { effective_mss_ = mss; }
-  ReferenceTargetSession(const ReferenceTargetSession&) = delete;
-  ReferenceTargetSession& operator=(const ReferenceTargetSession&) = delete;
+  ReferenceTargetConnection(const ReferenceTargetConnection&) = delete;
+  ReferenceTargetConnection& operator=(const ReferenceTargetConnection&) = delete;
 
   // Initiator role: the MPA Request (the first octets of the connection).
   void Start(wire::Bytes& out);
   // Initiator role: checks the Reply timeout (InitiatorPolicy::reply_timeout)
-  // at `now` (the session reads no clock but its own hand-off); a transport
+  // at `now` (the connection reads no clock but its own hand-off); a transport
   // calls it while it waits, once timer() (when set) has passed.
   void OnTimer(std::chrono::steady_clock::time_point now, wire::Bytes& out);
   std::optional<std::chrono::steady_clock::time_point> timer() const;
@@ -322,10 +322,10 @@ class ReferenceTargetSession {
 
   // The target has closed (or wants to close) its sending side: send what
   // was appended to `out`, then FIN.
-  bool wants_close() const { return phase_ == SessionPhase::kClosed || target_.TornDown(serial_); }
+  bool wants_close() const { return phase_ == ConnectionPhase::kClosed || target_.TornDown(serial_); }
   // Both sides are done: the connection can be released.
   bool closed() const { return wants_close() && peer_closed_; }
-  SessionPhase phase() const { return phase_; }
+  ConnectionPhase phase() const { return phase_; }
   CloseReason close_reason() const { return close_reason_; }
   uint32_t connection_serial() const { return serial_; }
   // Concurrent-connection slot (§11): 0 unless others were open at accept.
@@ -337,7 +337,7 @@ class ReferenceTargetSession {
   const std::optional<wire::Advertisement>& advertisement() const { return advertisement_; }
   bool keep_memory_requested() const { return keep_memory_; }
   // The endpoint (nullptr before the Request was accepted), e.g. to peek
-  // memory in tests. Mutating it bypasses the session.
+  // memory in tests. Mutating it bypasses the connection.
   const model::RdmapEndpoint* endpoint() const { return endpoint_ ? &*endpoint_ : nullptr; }
   model::RdmapEndpoint* endpoint() { return endpoint_ ? &*endpoint_ : nullptr; }
   // Octets of a registered region (empty if unknown, out of range or before startup).
@@ -402,7 +402,7 @@ class ReferenceTargetSession {
   uint32_t slot_ = 0;
   bool holds_slot_ = false;
   void ReleaseSlot();
-  SessionPhase phase_ = SessionPhase::kAwaitingRequest;
+  ConnectionPhase phase_ = ConnectionPhase::kAwaitingRequest;
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;
   wire::Bytes startup_;  // the Request so far (<= 20 + 512 octets)

@@ -13,7 +13,7 @@ using Clock = std::chrono::steady_clock;
 
 // One connection, start to end: the Request, then octets both ways until
 // both sides have closed (or the peer reset, or it idled out).
-void Serve(Transport& t, ReferenceTargetSession& s, const TcpInitiatorOptions& options,
+void Serve(Transport& t, ReferenceTargetConnection& s, const TcpInitiatorOptions& options,
            const std::atomic<bool>& stop, TcpInitiatorStats& stats) {
   wire::Bytes out;
   s.Start(out);
@@ -79,7 +79,7 @@ bool RunTcpInitiator(ReferenceTarget& target, const TcpInitiatorOptions& options
       continue;
     }
     ++stats.connections;
-    std::unique_ptr<ReferenceTargetSession> s = target.Connect();
+    std::unique_ptr<ReferenceTargetConnection> s = target.Connect();
     Serve(*t, *s, options, stop, stats);
     if (log) log(s->log_line());
     refused_since = Clock::now();

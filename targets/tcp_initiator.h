@@ -1,6 +1,6 @@
 // The reference target as MPA Initiator over TCP (`rdmapct serve --connect
 // HOST:PORT`, docs/target-convention.md §10): it connects to the suite,
-// runs one ReferenceTargetSession per connection (Request first) and, when
+// runs one ReferenceTargetConnection per connection (Request first) and, when
 // a connection has ended, connects again at once, so the suite gets one
 // connection per case. One connection at a time; every wait is bounded.
 #pragma once

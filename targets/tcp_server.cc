@@ -29,7 +29,7 @@ void CloseWithReset(int fd) {
 }
 
 // The endpoint's stream state as an int, -1 before the Request was accepted.
-int StreamStateOf(const ReferenceTargetSession& s) {
+int StreamStateOf(const ReferenceTargetConnection& s) {
   return s.endpoint() ? static_cast<int>(s.endpoint()->state()) : -1;
 }
 
@@ -38,12 +38,12 @@ int StreamStateOf(const ReferenceTargetSession& s) {
 struct TcpServer::Connection {
   int fd = -1;
   std::string peer;
-  std::unique_ptr<ReferenceTargetSession> session;
+  std::unique_ptr<ReferenceTargetConnection> reference;
   wire::Bytes in;         // peer -> target octets read; [in_head, end) not yet fed
   std::size_t in_head = 0;
   wire::Bytes out;        // target -> peer octets; [head, end) not yet sent
   std::size_t head = 0;
-  bool fin_sent = false;  // our FIN (the session wanted to close)
+  bool fin_sent = false;  // our FIN (the reference connection wanted to close)
   bool peer_fin = false;  // the peer's FIN
   bool released = false;
   Clock::time_point last_progress;
@@ -174,12 +174,12 @@ void TcpServer::AcceptAll() {
     auto c = std::make_unique<Connection>();
     c->fd = fd;
     c->peer = peer;
-    c->session = target_->Accept();
+    c->reference = target_->Accept();
     // decisions D-G14: the MULPDU follows the MSS of this connection.
     int mss = 0;
     socklen_t mss_len = sizeof mss;
     if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0 && mss > 0) {
-      c->session->SetEffectiveMss(static_cast<std::size_t>(mss));
+      c->reference->SetEffectiveMss(static_cast<std::size_t>(mss));
     }
     c->last_progress = Clock::now();
     connections_.push_back(std::move(c));
@@ -205,7 +205,7 @@ void TcpServer::OnReadable(Connection& c) {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return;
     const std::string why = errno == ECONNRESET ? "reset by the peer" : std::string("recv: ") + std::strerror(errno);
     ++stats_.reset_by_peer;
-    c.session->OnPeerReset();
+    c.reference->OnPeerReset();
     Release(c, why);
     return;
   }
@@ -213,13 +213,13 @@ void TcpServer::OnReadable(Connection& c) {
     if (c.peer_fin) return;  // POLLHUP repeats the FIN
     c.peer_fin = true;
     c.last_progress = Clock::now();
-    c.session->OnPeerClosed(c.out);
+    c.reference->OnPeerClosed(c.out);
     return;
   }
   c.last_progress = Clock::now();
   stats_.octets_in += static_cast<std::uint64_t>(n);
   if (c.fin_sent) {
-    // The session still consumes them (a faulty target may act on them),
+    // The reference connection still consumes them (a faulty target may act on them),
     // but a peer that keeps sending after our FIN is cut off.
     c.octets_after_close += static_cast<std::uint64_t>(n);
     if (c.octets_after_close > options_.max_octets_after_close) {
@@ -231,14 +231,14 @@ void TcpServer::OnReadable(Connection& c) {
   Feed(c);
 }
 
-// Hands the read octets to the session a slice at a time, pausing while
+// Hands the read octets to the reference connection a slice at a time, pausing while
 // the output backlog is over its limit (see the header).
 void TcpServer::Feed(Connection& c) {
   const std::size_t slice = std::max<std::size_t>(options_.feed_slice, 1);
   while (c.in_head < c.in.size() && c.backlog() <= options_.max_output_backlog) {
     const std::size_t n = std::min(slice, c.in.size() - c.in_head);
-    const int before = StreamStateOf(*c.session);
-    c.session->OnBytes(wire::ByteSpan(c.in).subspan(c.in_head, n), c.out);
+    const int before = StreamStateOf(*c.reference);
+    c.reference->OnBytes(wire::ByteSpan(c.in).subspan(c.in_head, n), c.out);
     c.in_head += n;
     NoteTerminate(c, before);
     stats_.peak_output_backlog = std::max(stats_.peak_output_backlog, c.backlog());
@@ -246,22 +246,22 @@ void TcpServer::Feed(Connection& c) {
 }
 
 void TcpServer::NoteTerminate(Connection& c, int before) {
-  const int after = StreamStateOf(*c.session);
+  const int after = StreamStateOf(*c.reference);
   const bool sent = after == static_cast<int>(model::StreamState::kTerminateSent);
   const bool received = after == static_cast<int>(model::StreamState::kTerminateReceived);
   if (after == before || !(sent || received)) return;
   ++stats_.terminates;
-  std::string line = "[" + c.peer + "] conn " + std::to_string(c.session->connection_serial()) +
+  std::string line = "[" + c.peer + "] conn " + std::to_string(c.reference->connection_serial()) +
                      (sent ? ": Terminate sent" : ": Terminate received");
-  // The session records its outcome as it closes, which it does right
+  // The reference connection records its outcome as it closes, which it does right
   // after a Terminate (unless a fault keeps it open).
   const wire::PreviousOutcome o = target_->previous_outcome();
-  if (o.connection_serial == c.session->connection_serial() && (o.flags & wire::kOutcomeCodeKnown)) {
+  if (o.connection_serial == c.reference->connection_serial() && (o.flags & wire::kOutcomeCodeKnown)) {
     char code[24];
     std::snprintf(code, sizeof code, " %u/%u/0x%02x", o.layer, o.error_type, o.error_code);
     line += code;
   }
-  const auto& v = c.session->endpoint()->first_violation();
+  const auto& v = c.reference->endpoint()->first_violation();
   if (sent && v) line += std::string(" (") + model::ViolationKindName(v->kind) + ")";
   Log(line);
 }
@@ -280,7 +280,7 @@ void TcpServer::Flush(Connection& c) {
     const std::string why = errno == ECONNRESET || errno == EPIPE ? "reset by the peer"
                                                                  : std::string("send: ") + std::strerror(errno);
     ++stats_.reset_by_peer;
-    c.session->OnPeerReset();
+    c.reference->OnPeerReset();
     Release(c, why);
     return;
   }
@@ -293,7 +293,7 @@ void TcpServer::Flush(Connection& c) {
   }
 }
 
-// Sends what the session produced, then FIN once it wants to close, and
+// Sends what the reference connection produced, then FIN once it wants to close, and
 // releases the connection when both sides are done.
 void TcpServer::Advance(Connection& c) {
   if (c.backlog() > 0) Flush(c);
@@ -304,12 +304,12 @@ void TcpServer::Advance(Connection& c) {
     if (c.released) return;
   }
   if (c.backlog() > 0 || c.in_head < c.in.size()) return;
-  if (c.session->wants_close() && !c.fin_sent) {
+  if (c.reference->wants_close() && !c.fin_sent) {
     shutdown(c.fd, SHUT_WR);
     c.fin_sent = true;
     c.fin_at = Clock::now();
   }
-  if (c.fin_sent && c.session->closed()) {
+  if (c.fin_sent && c.reference->closed()) {
     ++stats_.closed;
     Release(c, "");
   }
@@ -326,7 +326,7 @@ void TcpServer::CheckTimers(Connection& c, Clock::time_point now) {
 
 void TcpServer::ResetConnection(Connection& c, const std::string& why) {
   ++stats_.reset_by_limit;
-  c.session->OnPeerReset();
+  c.reference->OnPeerReset();
   const linger l{1, 0};
   setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
   Release(c, "reset: " + why);
@@ -337,7 +337,7 @@ void TcpServer::Release(Connection& c, const std::string& how) {
   c.released = true;
   close(c.fd);
   c.fd = -1;
-  Log("[" + c.peer + "] " + c.session->log_line() + (how.empty() ? "" : " (" + how + ")"));
+  Log("[" + c.peer + "] " + c.reference->log_line() + (how.empty() ? "" : " (" + how + ")"));
 }
 
 void TcpServer::ShutDownAll() {

@@ -1,20 +1,20 @@
 // The reference target as a real iWARP MPA Responder over TCP: what
 // `rdmapct serve` runs. One shared ReferenceTarget (Connection Serial, Keep
 // Memory and the previous-connection outcome carry over, convention §2.1),
-// one ReferenceTargetSession per accepted TCP connection.
+// one ReferenceTargetConnection per accepted TCP connection.
 //
 // Design: a single-threaded event loop over non-blocking sockets and
-// poll(). The sessions are sans-I/O and cheap, so one thread keeps up with
+// poll(). The reference connections are sans-I/O and cheap, so one thread keeps up with
 // loopback traffic, needs no locking around the shared target, and makes
 // every limit (connections, buffered octets, timers) a plain counter. A
 // self-pipe wakes the loop for Stop(), which is async-signal-safe, so a
 // SIGINT/SIGTERM handler can call it.
 //
 // Per connection, every resource is bounded:
-//  * input: at most `read_chunk` octets per read, held until the session has
-//    taken them; the session itself holds at most one partial Request or
-//    FPDU (ReferenceTargetSession::buffered);
-//  * output: input goes to the session in slices of `feed_slice` octets,
+//  * input: at most `read_chunk` octets per read, held until the reference connection has
+//    taken them; the reference connection itself holds at most one partial Request or
+//    FPDU (ReferenceTargetConnection::buffered);
+//  * output: input goes to the reference connection in slices of `feed_slice` octets,
 //    and the loop stops feeding and reading while more than
 //    `max_output_backlog` octets wait to be sent to the peer (TCP flow
 //    control then throttles the peer). The backlog can exceed the limit by
@@ -28,10 +28,10 @@
 //  * connections: beyond `max_connections` open ones, new connections are
 //    accepted and reset at once (a prompt, visible refusal).
 //
-// Teardown follows the session: after a Terminate (sent or received) the
-// session wants to close, and the loop sends the pending octets, then FIN
-// (RFC 5040 §6.2.1, convention §2.3). A peer FIN closes the session; a peer
-// RST discards it. Every connection ends with one log line (the session's
+// Teardown follows the reference connection: after a Terminate (sent or received) the
+// connection wants to close, and the loop sends the pending octets, then FIN
+// (RFC 5040 §6.2.1, convention §2.3). A peer FIN closes the reference connection; a peer
+// RST discards it. Every connection ends with one log line (the reference connection's
 // log_line() and how the connection ended); every Terminate gets one more.
 #pragma once
 
@@ -61,13 +61,13 @@ struct TcpServerOptions {
 // Counters since Create(); read them after Run() returned, or from the
 // loop's thread.
 struct TcpServerStats {
-  std::uint64_t accepted = 0;          // connections handed to a session
+  std::uint64_t accepted = 0;          // connections handed to a reference connection
   std::uint64_t refused = 0;           // reset at once: max_connections reached
   std::uint64_t closed = 0;            // released after FIN both ways
   std::uint64_t reset_by_peer = 0;     // the peer reset (RST) or the socket failed
   std::uint64_t reset_by_limit = 0;    // reset by us: idle, close or after-close limits
   std::uint64_t closed_at_shutdown = 0;
-  std::uint64_t terminates = 0;        // Terminates sent or received by the sessions
+  std::uint64_t terminates = 0;        // Terminates sent or received by the reference connections
   std::uint64_t octets_in = 0;
   std::uint64_t octets_out = 0;
   std::size_t peak_connections = 0;

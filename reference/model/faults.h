@@ -49,7 +49,7 @@ enum class Fault : uint8_t {
   kSkipQnCheck,
   kSkipHeaderLengthCheck,
   kAcceptUnexpectedResponses,
-  // MPA framing and startup of the reference target (targets/reference_session.cc)
+  // MPA framing and startup of the reference target (targets/reference_connection.cc)
   kNonzeroPad,
   kMarkerReservedSet,
   kFpduptrLowBitsSet,

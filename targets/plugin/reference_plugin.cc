@@ -7,7 +7,7 @@
 // (targets/reference_query.h). The target is synchronous: write() runs it on
 // the octets at once and queues its answer, read() hands the queue out. A plugin
 // for a real stack would do the same with its own connection instead of a
-// ReferenceTargetSession (e.g. a socketpair or a verbs QP behind it).
+// ReferenceTargetConnection (e.g. a socketpair or a verbs QP behind it).
 //
 // Every entry point catches exceptions: none may cross the C ABI.
 #include <algorithm>
@@ -22,14 +22,14 @@
 
 using rdmapct::targets::ReferenceTarget;
 using rdmapct::targets::ReferenceTargetConfig;
-using rdmapct::targets::ReferenceTargetSession;
+using rdmapct::targets::ReferenceTargetConnection;
 
 struct rdmapct_plugin_target {
   std::unique_ptr<ReferenceTarget> target;
 };
 
 struct rdmapct_plugin_conn {
-  std::unique_ptr<ReferenceTargetSession> session;
+  std::unique_ptr<ReferenceTargetConnection> reference;
   rdmapct::wire::Bytes queue;  // octets for rdmapct; [head, end) unread
   std::size_t head = 0;
   bool write_shut = false;
@@ -81,7 +81,7 @@ RDMAPCT_PLUGIN_EXPORT rdmapct_plugin_conn* rdmapct_plugin_connect(rdmapct_plugin
     return nullptr;
   }
   auto* c = new rdmapct_plugin_conn;
-  c->session = target->target->Accept();
+  c->reference = target->target->Accept();
   return c;
 } catch (const std::exception& e) {
   g_last_error = e.what();
@@ -92,8 +92,8 @@ RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_write(rdmapct_plugin_conn* conn, const 
                                                size_t len) try {
   if (conn == nullptr || (data == nullptr && len > 0)) return Error("write: null argument");
   if (conn->write_shut) return Error("write after shutdown_write");
-  if (conn->session->closed()) return RDMAPCT_IO_CLOSED;
-  conn->session->OnBytes(rdmapct::wire::ByteSpan(data, len), conn->queue);
+  if (conn->reference->closed()) return RDMAPCT_IO_CLOSED;
+  conn->reference->OnBytes(rdmapct::wire::ByteSpan(data, len), conn->queue);
   return RDMAPCT_IO_OK;
 } catch (const std::exception& e) {
   return Error(e.what());
@@ -107,7 +107,7 @@ RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_read(rdmapct_plugin_conn* conn, uint8_t
   *len = 0;
   const std::size_t queued = conn->queue.size() - conn->head;
   if (queued == 0) {
-    return conn->session->wants_close() ? RDMAPCT_IO_CLOSED : RDMAPCT_IO_WOULD_BLOCK;
+    return conn->reference->wants_close() ? RDMAPCT_IO_CLOSED : RDMAPCT_IO_WOULD_BLOCK;
   }
   const std::size_t n = std::min(cap, queued);
   if (n == 0) return RDMAPCT_IO_WOULD_BLOCK;
@@ -127,7 +127,7 @@ RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_shutdown_write(rdmapct_plugin_conn* con
   if (conn == nullptr) return Error("shutdown_write: null connection");
   if (!conn->write_shut) {
     conn->write_shut = true;
-    conn->session->OnPeerClosed(conn->queue);
+    conn->reference->OnPeerClosed(conn->queue);
   }
   return RDMAPCT_IO_OK;
 } catch (const std::exception& e) {
@@ -136,7 +136,7 @@ RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_shutdown_write(rdmapct_plugin_conn* con
 
 RDMAPCT_PLUGIN_EXPORT void rdmapct_plugin_close(rdmapct_plugin_conn* conn) {
   if (conn == nullptr) return;
-  if (!conn->session->closed()) conn->session->OnPeerReset();
+  if (!conn->reference->closed()) conn->reference->OnPeerReset();
   delete conn;
 }
 
@@ -146,8 +146,8 @@ RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_peek_memory(rdmapct_plugin_conn* conn, 
                                                      uint64_t tagged_offset, size_t len,
                                                      uint8_t* buf) try {
   if (conn == nullptr || (buf == nullptr && len > 0)) return Error("peek_memory: null argument");
-  auto bytes = conn->session->PeekMemory(stag, tagged_offset, len);
-  if (bytes.size() != len || (len == 0 && conn->session->endpoint() == nullptr)) {
+  auto bytes = conn->reference->PeekMemory(stag, tagged_offset, len);
+  if (bytes.size() != len || (len == 0 && conn->reference->endpoint() == nullptr)) {
     return Error("peek_memory: STag " + std::to_string(stag) + " has no such range");
   }
   std::copy(bytes.begin(), bytes.end(), buf);

@@ -43,7 +43,7 @@ class ConnectionTest : public ::testing::Test {
   ConnectionTest() : recorder_(frames_, Clock::now(), 1 << 20, wire::Profile::kRfc5040) {
     auto t = std::make_unique<QueueTransport>();
     transport_ = t.get();
-    conn_ = std::make_unique<Connection>(std::move(t), 0, recorder_, SessionLimits{});
+    conn_ = std::make_unique<Connection>(std::move(t), 0, recorder_, ConnectionLimits{});
   }
   static proto::Framing Mods(const std::string& text) {
     proto::Framing f;

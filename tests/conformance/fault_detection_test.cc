@@ -157,12 +157,12 @@ RunResult RunWithFaults(const model::FaultSet& faults, wire::Profile p, bool rec
   RunOptions options;
   options.profile = p;
   options.jobs = 2;
-  if (timed) options.session.pause_after_reply = timed->pause_after_reply;
+  if (timed) options.driver.pause_after_reply = timed->pause_after_reply;
   // Verdicts never look at the recorded frames (they are for reports), so the
   // fault runs skip recording them and their decoded field trees: about a
   // quarter of the cost in a Debug build. The clean runs record as a user's
   // run does.
-  if (!faults.empty() && !record_frames) options.session.limits.max_recorded_octets = 0;
+  if (!faults.empty() && !record_frames) options.driver.limits.max_recorded_octets = 0;
   RunResult run = RunCases(CasesOf(p), options, connector);
   // A case that takes seconds in-process multiplies by (faults + 1): name it.
   for (const CaseResult& c : run.cases) {

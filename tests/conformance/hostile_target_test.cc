@@ -227,7 +227,7 @@ void NeverAnswers(Peer& p) { p.StayUntilClosed(); }
 constexpr milliseconds kHandOff{500};
 void LateHandOff(Peer& p) {
   targets::ReferenceTarget target;
-  std::unique_ptr<targets::ReferenceTargetSession> session = target.Accept();
+  std::unique_ptr<targets::ReferenceTargetConnection> session = target.Accept();
   wire::Bytes in, out;
   if (!p.ReadRequest(in)) return;
   session->OnBytes(in, out);
@@ -376,19 +376,19 @@ std::vector<const LoadedCase*> Selection(int copies = 1) {
 // own timeouts and limits.
 RunOptions Fast() {
   RunOptions o;
-  o.session.connect_timeout = milliseconds(1000);
-  o.session.reply_timeout = milliseconds(300);
-  o.session.expect_timeout = milliseconds(300);
-  o.session.close_timeout = milliseconds(100);
-  o.session.case_timeout = milliseconds(3000);
-  o.session.limits.max_received_octets = 4u << 20;
-  o.session.limits.max_recorded_octets = 256u << 10;
+  o.driver.connect_timeout = milliseconds(1000);
+  o.driver.reply_timeout = milliseconds(300);
+  o.driver.expect_timeout = milliseconds(300);
+  o.driver.close_timeout = milliseconds(100);
+  o.driver.case_timeout = milliseconds(3000);
+  o.driver.limits.max_received_octets = 4u << 20;
+  o.driver.limits.max_recorded_octets = 256u << 10;
   return o;
 }
 
 void LongWaits(RunOptions& o) {
-  o.session.expect_timeout = milliseconds(20000);
-  o.session.case_timeout = milliseconds(30000);
+  o.driver.expect_timeout = milliseconds(20000);
+  o.driver.case_timeout = milliseconds(30000);
 }
 
 RunResult RunAgainst(const HostileTarget& target, const RunOptions& options = Fast(), int copies = 1) {
@@ -425,7 +425,7 @@ TEST_P(HostileTargetTest, EveryCaseEndsJudgedAndTheRunGoesOn) {
     EXPECT_THAT(c.verdict, AnyOf(Verdict::kError, Verdict::kFail)) << c.id << ": " << c.reason;
     EXPECT_THAT(c.reason, HasSubstr(h.reason)) << c.id;
     EXPECT_THAT(c.reason, testing::Not(HasSubstr("not run"))) << c.id;
-    EXPECT_LE(RecordedOctets(c), options.session.limits.max_recorded_octets + 64) << c.id;
+    EXPECT_LE(RecordedOctets(c), options.driver.limits.max_recorded_octets + 64) << c.id;
   }
   EXPECT_EQ(target.connections(), 2);
 }
@@ -447,7 +447,7 @@ INSTANTIATE_TEST_SUITE_P(
         Hostile{"flood_of_octets", FloodsEvents, "target flood: more than 4194304 octets on one connection",
                 [](RunOptions& o) {
                   LongWaits(o);
-                  o.session.limits.max_queued = 1u << 20;
+                  o.driver.limits.max_queued = 1u << 20;
                 }},
         Hostile{"garbage_instead_of_reply", SendsGarbage, "MPA Reply does not decode"},
         Hostile{"garbage_after_reply", GarbageAfterReply, "no valid FPDU"},
@@ -459,9 +459,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 RunOptions ForLateHandOff(milliseconds pause) {
   RunOptions o = Fast();
-  o.session.expect_timeout = milliseconds(1000);
-  o.session.case_timeout = milliseconds(10000);
-  o.session.pause_after_reply = pause;
+  o.driver.expect_timeout = milliseconds(1000);
+  o.driver.case_timeout = milliseconds(10000);
+  o.driver.pause_after_reply = pause;
   return o;
 }
 

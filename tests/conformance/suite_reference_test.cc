@@ -12,7 +12,7 @@
 
 #include "conformance/case_loader.h"
 #include "conformance/runner.h"
-#include "conformance/session.h"
+#include "conformance/case_driver.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
 
@@ -71,7 +71,7 @@ TEST_P(SuiteReferenceTest, ReferenceTargetPasses) {
   auto target = std::make_shared<targets::ReferenceTarget>(config);
   ASSERT_EQ(target->config_error(), "");
   targets::InProcessConnector connector(target);
-  SessionOptions options;
+  CaseDriverOptions options;
   options.profile = p.profile;
   CaseRun run = RunCase(*p.c, connector, options);
   // A case for a configuration other than the default (C=0 answered with

@@ -163,7 +163,7 @@ TEST(Layering, UpwardAndSidewaysIncludesFail) {
   EXPECT_TRUE(CheckInclude("targets/tcp.cc", capture_h, kAll));     // sideways
   EXPECT_TRUE(CheckInclude("fuzz/session_oracle.cc", capture_h, kAll));  // only the harnesses
   EXPECT_FALSE(CheckInclude("fuzz/fuzz_pcap_reader.cc", capture_h, kAll));
-  const Include conformance_h{5, "conformance/session.h", true};
+  const Include conformance_h{5, "conformance/case_driver.h", true};
   EXPECT_TRUE(CheckInclude("fuzz/session_remote.cc", conformance_h, kAll));  // sideways
   EXPECT_FALSE(CheckInclude("cli/cli_conform.cc", conformance_h, kAll));
   const Include cli_h{6, "cli/cli_common.h", true};

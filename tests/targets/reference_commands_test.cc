@@ -73,8 +73,8 @@ TEST(ReferenceTargetCommands, ReadsStayWithinTheSuiteIrdAndCompleteAfterTheirRes
   EXPECT_EQ(done->invalidated_stag, 1u);  // the Command Id
   EXPECT_EQ(done->digest, wire::Crc32c(data));
   EXPECT_EQ(done->sequence, v[2].ddp.header.msn);
-  EXPECT_EQ(Bytes(init.session().PeekMemory(rw.stag, rw.base_tagged_offset, 8).begin(),
-                  init.session().PeekMemory(rw.stag, rw.base_tagged_offset, 8).end()),
+  EXPECT_EQ(Bytes(init.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 8).begin(),
+                  init.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 8).end()),
             data);
 }
 
@@ -89,7 +89,7 @@ TEST(ReferenceTargetCommands, ATerminateWithAReadOutstandingIsReportedInTheNextC
     wire::TerminateHeader t;
     t.code = {0, 2, 0xFF};
     init.Send(wire::MakeTerminate(1, t));
-    EXPECT_TRUE(init.session().wants_close());
+    EXPECT_TRUE(init.reference().wants_close());
   }
   Initiator next(target, WithSuiteIrd(4));
   ASSERT_TRUE(next.Start());

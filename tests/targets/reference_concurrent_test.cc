@@ -43,14 +43,14 @@ TEST(ReferenceConcurrent, OpenConnectionsGetDisjointStags) {
   Initiator b(target);
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
-  EXPECT_EQ(a.session().slot(), 0u);
-  EXPECT_EQ(b.session().slot(), 1u);
+  EXPECT_EQ(a.reference().slot(), 0u);
+  EXPECT_EQ(b.reference().slot(), 1u);
   const std::set<uint32_t> sa = Stags(a.advertisement());
   for (uint32_t s : Stags(b.advertisement())) EXPECT_EQ(sa.count(s), 0u) << s;
   for (const wire::AdvertisedRegion& r : target.layout().regions) EXPECT_EQ(sa.count(r.stag), 1u) << r.stag;
   // B's endpoint knows none of A's usable STags.
   const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kReadWrite);
-  EXPECT_TRUE(b.session().PeekMemory(rw.stag, rw.base_tagged_offset, 1).empty());
+  EXPECT_TRUE(b.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 1).empty());
 }
 
 TEST(ReferenceConcurrent, FaultRegistersTheOtherConnectionsStags) {
@@ -60,7 +60,7 @@ TEST(ReferenceConcurrent, FaultRegistersTheOtherConnectionsStags) {
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
   const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kReadWrite);
-  EXPECT_FALSE(b.session().PeekMemory(rw.stag, rw.base_tagged_offset, 1).empty());
+  EXPECT_FALSE(b.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 1).empty());
 }
 
 TEST(ReferenceConcurrent, SlotIsReusedAfterTheConnectionIsGone) {
@@ -70,11 +70,11 @@ TEST(ReferenceConcurrent, SlotIsReusedAfterTheConnectionIsGone) {
     ASSERT_TRUE(a.Start());
     Initiator b(target);
     ASSERT_TRUE(b.Start());
-    EXPECT_EQ(b.session().slot(), 1u);
+    EXPECT_EQ(b.reference().slot(), 1u);
   }
   Initiator c(target);
   ASSERT_TRUE(c.Start());
-  EXPECT_EQ(c.session().slot(), 0u);
+  EXPECT_EQ(c.reference().slot(), 0u);
 }
 
 TEST(ReferenceConcurrent, TearDownFaultEndsTheOtherConnection) {
@@ -85,10 +85,10 @@ TEST(ReferenceConcurrent, TearDownFaultEndsTheOtherConnection) {
   Initiator b(target, {.suite_request = one_case});
   ASSERT_TRUE(a.Start());
   ASSERT_TRUE(b.Start());
-  EXPECT_FALSE(b.session().wants_close());
+  EXPECT_FALSE(b.reference().wants_close());
   a.Send(wire::MakeRdmaWrite(0, 0, Bytes(8, 0xEE)));  // STag 0: A terminates
-  EXPECT_EQ(a.session().close_reason(), CloseReason::kTerminateSent);
-  EXPECT_TRUE(b.session().wants_close());
+  EXPECT_EQ(a.reference().close_reason(), CloseReason::kTerminateSent);
+  EXPECT_TRUE(b.reference().wants_close());
 
   // Without a Suite Request (Case Hash 0) a connection names no peer: the
   // fault spares it, so parallel cases that write their own Request do not
@@ -99,8 +99,8 @@ TEST(ReferenceConcurrent, TearDownFaultEndsTheOtherConnection) {
   ASSERT_TRUE(e.Start());
   ASSERT_TRUE(f.Start());
   e.Send(wire::MakeRdmaWrite(0, 0, Bytes(8, 0xEE)));
-  EXPECT_EQ(e.session().close_reason(), CloseReason::kTerminateSent);
-  EXPECT_FALSE(f.session().wants_close());
+  EXPECT_EQ(e.reference().close_reason(), CloseReason::kTerminateSent);
+  EXPECT_FALSE(f.reference().wants_close());
 
   // Without the fault B stays in Full Operation.
   ReferenceTarget good;
@@ -109,8 +109,8 @@ TEST(ReferenceConcurrent, TearDownFaultEndsTheOtherConnection) {
   ASSERT_TRUE(c.Start());
   ASSERT_TRUE(d.Start());
   c.Send(wire::MakeRdmaWrite(0, 0, Bytes(8, 0xEE)));
-  EXPECT_EQ(c.session().close_reason(), CloseReason::kTerminateSent);
-  EXPECT_FALSE(d.session().wants_close());
+  EXPECT_EQ(c.reference().close_reason(), CloseReason::kTerminateSent);
+  EXPECT_FALSE(d.reference().wants_close());
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST(ReferenceInitiator, RequestCarriesTheAdvertisementAndNothingFollowsIt) {
   auto adv = wire::DecodeAdvertisement(req.private_data);
   ASSERT_TRUE(adv.ok());
   EXPECT_EQ(adv->connection_serial, 1u);
-  EXPECT_EQ(s->phase(), SessionPhase::kAwaitingReply);
+  EXPECT_EQ(s->phase(), ConnectionPhase::kAwaitingReply);
 }
 
 TEST(ReferenceInitiator, AcceptingReplyWithCrcGetsTheHelloWithACrc) {

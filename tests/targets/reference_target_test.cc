@@ -57,7 +57,7 @@ TEST(ReferenceTargetStartup, Rev1ReplyCarriesTheAdvertisementWithTheFullSuiteReg
   EXPECT_EQ(adv.previous->outcome, wire::ConnectionOutcome::kNone);
   EXPECT_EQ(adv.regions.size(), 7u);
   EXPECT_TRUE(wire::MissingForFullSuite(adv, false, false).empty());
-  EXPECT_EQ(init.session().phase(), SessionPhase::kAwaitingFirstFpdu);
+  EXPECT_EQ(init.reference().phase(), ConnectionPhase::kAwaitingFirstFpdu);
 }
 
 TEST(ReferenceTargetStartup, EveryProfileAdvertisesWhatTheFullSuiteNeeds) {
@@ -97,9 +97,9 @@ TEST(ReferenceTargetStartup, Rev2EnhancedReplyStartsWithTheRfc6581Word) {
   const wire::IrdOrdOutcome o = wire::NegotiateIrdOrd(request, reply);
   EXPECT_TRUE(o.applies);
   EXPECT_FALSE(o.responder_ord_exceeds_initiator_ird);
-  ASSERT_NE(init.session().endpoint(), nullptr);
-  EXPECT_EQ(init.session().endpoint()->config().ird, 8u);
-  EXPECT_EQ(init.session().endpoint()->config().ord, 4u);
+  ASSERT_NE(init.reference().endpoint(), nullptr);
+  EXPECT_EQ(init.reference().endpoint()->config().ird, 8u);
+  EXPECT_EQ(init.reference().endpoint()->config().ord, 4u);
 }
 
 // REQ R6581-9.1-14 R6581-9.1-16
@@ -201,7 +201,7 @@ TEST(ReferenceTargetStartup, ResponderSendsNothingBeforeTheRequestIsCompleteNorB
   out.clear();
   session->OnBytes({}, out);
   EXPECT_TRUE(out.empty());
-  EXPECT_EQ(session->phase(), SessionPhase::kAwaitingFirstFpdu);
+  EXPECT_EQ(session->phase(), ConnectionPhase::kAwaitingFirstFpdu);
 }
 
 // REQ R5044-7.1.2-R09c
@@ -220,7 +220,7 @@ TEST(ReferenceTargetStartup, OctetsAfterTheRequestAreTheFirstFpdu) {
   auto seg = wire::DecodeRdmapSegment(fpdu->ulpdu, wire::Profile::kRfc5040);
   ASSERT_TRUE(seg.ok());
   EXPECT_EQ(seg->opcode(), Opcode::kSend);
-  EXPECT_EQ(session->phase(), SessionPhase::kFullOperation);
+  EXPECT_EQ(session->phase(), ConnectionPhase::kFullOperation);
 }
 
 // REQ R5044-7.1.1-03 R5044-7.1.2-R02b
@@ -265,10 +265,10 @@ TEST(ReferenceTargetStartup, RevisionsOutsideThePolicyCloseWithoutReply) {
   for (uint8_t rev : {0, 3, 0xFF}) {
     Initiator init(target, {.revision = rev});
     Bytes out;
-    init.session().OnBytes(wire::EncodeMpaStartupFrame(testing::MakeRequest({.revision = rev})),
+    init.reference().OnBytes(wire::EncodeMpaStartupFrame(testing::MakeRequest({.revision = rev})),
                            out);
     EXPECT_TRUE(out.empty()) << int(rev);
-    EXPECT_EQ(init.session().close_reason(), CloseReason::kRevisionRejected);
+    EXPECT_EQ(init.reference().close_reason(), CloseReason::kRevisionRejected);
   }
   ReferenceTargetConfig c;
   c.mpa.rfc6581 = false;
@@ -296,8 +296,8 @@ TEST(ReferenceTargetStartup, Rev0WhenAllowedRunsVersion0DdpAndRdmap) {
   Initiator init(target, {.revision = 0});
   ASSERT_TRUE(init.Start());
   EXPECT_EQ(init.reply().revision, 0);
-  EXPECT_EQ(init.session().endpoint()->config().ddp_version, 0);
-  EXPECT_EQ(init.session().endpoint()->config().rdmap_version, 0);
+  EXPECT_EQ(init.reference().endpoint()->config().ddp_version, 0);
+  EXPECT_EQ(init.reference().endpoint()->config().rdmap_version, 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -378,7 +378,7 @@ TEST(ReferenceTargetFullOperation, SendWithInvalidateReportsTheStagAndInvalidate
   ASSERT_TRUE(rec.ok());
   EXPECT_TRUE(rec->flags & wire::kEventInvalidated);
   EXPECT_EQ(rec->invalidated_stag, inv.stag);
-  EXPECT_TRUE(init.session().PeekMemory(inv.stag, inv.base_tagged_offset, 1).size() == 1);
+  EXPECT_TRUE(init.reference().PeekMemory(inv.stag, inv.base_tagged_offset, 1).size() == 1);
   // Invalidated: a Write through it now earns Invalid STag.
   init.Send(wire::MakeRdmaWrite(inv.stag, inv.base_tagged_offset, Text("y")));
   v = init.Decoded();
@@ -404,14 +404,14 @@ TEST(ReferenceTargetFullOperation, WriteToInvalidStagEarnsTerminateThenCloseAndN
   EXPECT_FALSE(t.r);
   EXPECT_EQ(t.terminated_ddp_header.stag, dereg.stag);
   EXPECT_EQ(v[0].ddp.header.msn, 1u);
-  EXPECT_TRUE(init.session().wants_close());
-  EXPECT_EQ(init.session().close_reason(), CloseReason::kTerminateSent);
-  EXPECT_FALSE(init.session().closed());
+  EXPECT_TRUE(init.reference().wants_close());
+  EXPECT_EQ(init.reference().close_reason(), CloseReason::kTerminateSent);
+  EXPECT_FALSE(init.reference().closed());
   // Nothing after the Terminate: no event for a later Send.
   EXPECT_TRUE(init.Send(wire::MakeSend(Opcode::kSend, 1, Text("late"))).empty());
-  EXPECT_EQ(init.session().events_sent(), 0u);
+  EXPECT_EQ(init.reference().events_sent(), 0u);
   init.Close();
-  EXPECT_TRUE(init.session().closed());
+  EXPECT_TRUE(init.reference().closed());
 }
 
 TEST(ReferenceTargetFullOperation, ForeignStagIsNotAssociatedWithTheStream) {
@@ -439,7 +439,7 @@ TEST(ReferenceTargetFullOperation, CrcErrorEarnsTerminate2_0_2) {
   const wire::TerminateHeader t = TerminateOf(v[1]);
   EXPECT_EQ(t.code, wire::term::kMpaCrcError);
   EXPECT_FALSE(t.m || t.d || t.r);
-  EXPECT_TRUE(init.session().wants_close());
+  EXPECT_TRUE(init.reference().wants_close());
   EXPECT_TRUE(init.Send(wire::MakeSend(Opcode::kSend, 2, Text("after"))).empty());
 }
 
@@ -569,8 +569,8 @@ TEST(ReferenceTargetFullOperation, SuiteTerminateMakesTheTargetCloseSilently) {
   const wire::TerminateHeader h =
       wire::MakeTerminateHeader(wire::term::kMpaInsufficientIrdResources, nullptr, 0, nullptr);
   EXPECT_TRUE(init.Send(wire::MakeTerminate(1, h)).empty());
-  EXPECT_TRUE(init.session().wants_close());
-  EXPECT_EQ(init.session().close_reason(), CloseReason::kTerminateReceived);
+  EXPECT_TRUE(init.reference().wants_close());
+  EXPECT_EQ(init.reference().close_reason(), CloseReason::kTerminateReceived);
   EXPECT_TRUE(init.Send(wire::MakeSend(Opcode::kSend, 1, Text("x"))).empty());
 }
 
@@ -596,7 +596,7 @@ TEST(ReferenceTargetFullOperation, MarkersInTargetFpdusWhenTheRequestHadM) {
   for (const auto& v : init.Decoded()) got.insert(got.end(), v.ulp_payload.begin(), v.ulp_payload.end());
   EXPECT_EQ(got, wire::RegionPattern(rw, rw.base_tagged_offset, 3000));
   // With Markers the target's MULPDU shrinks (RFC 5044 §4.5).
-  EXPECT_EQ(init.session().endpoint()->config().mulpdu, wire::Mulpdu(1460, true));
+  EXPECT_EQ(init.reference().endpoint()->config().mulpdu, wire::Mulpdu(1460, true));
 }
 
 TEST(ReferenceTargetFullOperation, MarkersRequestedFromTheSuiteAreCheckedOnInput) {
@@ -654,7 +654,7 @@ TEST(ReferenceTargetConnections, KeepMemoryKeepsWhatThePreviousConnectionWroteOn
     Initiator init(target, o);
     EXPECT_TRUE(init.Start());
     const wire::AdvertisedRegion rw = init.Region(RegionRole::kReadWrite);
-    auto m = init.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+    auto m = init.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
     return Bytes(m.begin(), m.end());
   };
   const wire::AdvertisedRegion rw = write_complement({});
@@ -673,8 +673,8 @@ TEST(ReferenceTargetConnections, KeepMemoryKeepsWhatThePreviousConnectionWroteOn
   a.Close();
   Initiator b(no_keep, {.suite_request = keep});
   ASSERT_TRUE(b.Start());
-  EXPECT_FALSE(b.session().keep_memory_requested());
-  auto m = b.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+  EXPECT_FALSE(b.reference().keep_memory_requested());
+  auto m = b.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
   EXPECT_EQ(Bytes(m.begin(), m.end()), pattern);
 }
 
@@ -701,7 +701,7 @@ TEST(ReferenceTargetConnections, ResetMakesTheTargetAsNew) {
   EXPECT_EQ(init.advertisement().connection_serial, 1u);
   ASSERT_TRUE(init.advertisement().previous.has_value());
   EXPECT_EQ(*init.advertisement().previous, wire::PreviousOutcome{});
-  auto m = init.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+  auto m = init.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
   EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(rw, rw.base_tagged_offset, 64));
 }
 
@@ -722,7 +722,7 @@ TEST(ReferenceTargetConnections, WithoutHandBackEveryConnectionStartsPatterned) 
   }
   Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
   ASSERT_TRUE(next.Start());
-  auto m = next.session().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
+  auto m = next.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 64);
   EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(rw, rw.base_tagged_offset, 64));
 }
 
@@ -733,12 +733,12 @@ TEST(ReferenceTargetConnections, RejectedWriteLeavesMemoryForTheKeepMemoryConnec
     ASSERT_TRUE(init.Start());
     const wire::AdvertisedRegion ro = init.Region(RegionRole::kReadOnly);
     init.Send(wire::MakeRdmaWrite(ro.stag, ro.base_tagged_offset, Bytes(16, 0)));
-    ASSERT_TRUE(init.session().wants_close());
+    ASSERT_TRUE(init.reference().wants_close());
   }
   Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
   ASSERT_TRUE(next.Start());
   const wire::AdvertisedRegion ro = next.Region(RegionRole::kReadOnly);
-  auto m = next.session().PeekMemory(ro.stag, ro.base_tagged_offset, 16);
+  auto m = next.reference().PeekMemory(ro.stag, ro.base_tagged_offset, 16);
   EXPECT_EQ(Bytes(m.begin(), m.end()), wire::RegionPattern(ro, ro.base_tagged_offset, 16));
 }
 
@@ -813,7 +813,7 @@ TEST(ReferenceTargetFaults, AnswerAfterTerminateKeepsTheFaultyTargetOpen) {
   Initiator init(target);
   ASSERT_TRUE(init.Start());
   init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));
-  EXPECT_FALSE(init.session().wants_close());
+  EXPECT_FALSE(init.reference().wants_close());
   const wire::AdvertisedRegion rw = init.Region(RegionRole::kReadWrite);
   init.Send(wire::MakeReadRequest(1, wire::ReadRequestHeader{.sink_stag = 5,
                                                              .read_message_size = 4,
@@ -825,7 +825,7 @@ TEST(ReferenceTargetFaults, AnswerAfterTerminateKeepsTheFaultyTargetOpen) {
   EXPECT_EQ(v[0].opcode(), Opcode::kTerminate);
   EXPECT_EQ(v[1].opcode(), Opcode::kRdmaReadResponse);  // the fault shows on the wire
   init.Close();
-  EXPECT_TRUE(init.session().closed());
+  EXPECT_TRUE(init.reference().closed());
   EXPECT_EQ(target.previous_outcome().outcome, wire::ConnectionOutcome::kTerminateSent);
 }
 
@@ -840,12 +840,12 @@ TEST(ReferenceTargetFaults, KeepPlacingAfterTerminateShowsOnTheKeepMemoryConnect
       Initiator init(target);
       ASSERT_TRUE(init.Start());
       init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));
-      ASSERT_TRUE(init.session().wants_close());
+      ASSERT_TRUE(init.reference().wants_close());
       EXPECT_TRUE(init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset, data)).empty());
     }
     Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
     ASSERT_TRUE(next.Start());
-    auto m = next.session().PeekMemory(rw.stag, rw.base_tagged_offset, 8);
+    auto m = next.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 8);
     EXPECT_EQ(Bytes(m.begin(), m.end()),
               faulty ? data : wire::RegionPattern(rw, rw.base_tagged_offset, 8))
         << "faulty " << faulty;
@@ -863,11 +863,11 @@ TEST(ReferenceTargetRobustness, FloodOfOctetsStaysBounded) {
   std::size_t peak = 0;
   for (int i = 0; i < 1024; ++i) {  // 4 MiB
     init.SendRaw(chunk);
-    peak = std::max(peak, init.session().buffered());
+    peak = std::max(peak, init.reference().buffered());
   }
   EXPECT_LE(peak, wire::FpduLength(0xFFFF) + 4096);
-  EXPECT_TRUE(init.session().wants_close());  // the CRC of that "FPDU" failed
-  EXPECT_EQ(init.session().buffered(), 0u);
+  EXPECT_TRUE(init.reference().wants_close());  // the CRC of that "FPDU" failed
+  EXPECT_EQ(init.reference().buffered(), 0u);
 
   auto s = target.Accept();
   Bytes header = wire::EncodeMpaStartupFrame(testing::MakeRequest({}));
@@ -882,7 +882,7 @@ TEST(ReferenceTargetRobustness, LogLineSummarisesTheConnection) {
   Initiator init(target, {.suite_request = wire::SuiteRequest{.case_hash = 0xCAFE0001}});
   ASSERT_TRUE(init.Start());
   init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));
-  const std::string line = init.session().log_line();
+  const std::string line = init.reference().log_line();
   EXPECT_NE(line.find("conn 1 rev 1"), std::string::npos) << line;
   EXPECT_NE(line.find("case cafe0001"), std::string::npos) << line;
   EXPECT_NE(line.find("terminate-sent 1/1/0x00"), std::string::npos) << line;

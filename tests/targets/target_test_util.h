@@ -55,7 +55,7 @@ class Initiator {
   Initiator(ReferenceTarget& target, InitiatorOptions options = {})
       : session_(target.Accept()), options_(options) {}
 
-  ReferenceTargetSession& session() { return *session_; }
+  ReferenceTargetConnection& session() { return *session_; }
 
   // Sends the Request and decodes the Reply; false (with a gtest failure)
   // if there is none.
@@ -144,7 +144,7 @@ class Initiator {
     if (!st.ok()) deframe_error_ = st.error();
   }
 
-  std::unique_ptr<ReferenceTargetSession> session_;
+  std::unique_ptr<ReferenceTargetConnection> session_;
   InitiatorOptions options_;
   std::optional<wire::MpaStartupFrame> reply_;
   std::optional<wire::Advertisement> advertisement_;

@@ -1,5 +1,5 @@
-// Internals of the session driver (session.h), shared by session.cc (the
-// connect and send steps) and session_expect.cc (the expectations). Not a
+// Internals of the case driver (case_driver.h), shared by case_driver.cc (the
+// connect and send steps) and case_driver_expect.cc (the expectations). Not a
 // public interface.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include "conformance/connection.h"
 #include "conformance/matchers.h"
 #include "conformance/message_builder.h"
-#include "conformance/session.h"
+#include "conformance/case_driver.h"
 #include "reference/wire/ulp_convention_directive.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/ulp_convention_commands.h"
@@ -48,7 +48,7 @@ inline constexpr uint32_t kSuiteInvalidateStag = 0x5157e101;
 inline constexpr uint32_t kSuiteInvalidateStags = 4;
 
 // One command the suite sent on this connection and what the suite has
-// seen of it (session_peer.cc).
+// seen of it (case_driver_peer.cc).
 struct PeerCommand {
   wire::Command command;
   std::optional<wire::AdvertisedRegion> local;  // the target region it names
@@ -102,13 +102,13 @@ struct ConnectionSlot {
   PeerState peer;  // commands (§7) are per connection too
 };
 
-class CaseSession {
+class CaseDriver {
  public:
-  CaseSession(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options);
+  CaseDriver(const LoadedCase& c, targets::TargetConnector& connector, const CaseDriverOptions& options);
   CaseRun Run();
 
  private:
-  // session.cc
+  // case_driver.cc
   StepResult Execute(const proto::Step& step, int index);
   StepResult DoConnect(const proto::Connect& c, int index);
   bool CheckReply(const proto::Connect& c, const MpaRequest& req, const HandshakeOutcome& h, StepResult& sr);
@@ -126,7 +126,7 @@ class CaseSession {
   bool SelectConnection(uint32_t k, std::string& error);
   void SwapActive(ConnectionSlot& slot);
 
-  // session_listen.cc (the target as MPA Initiator)
+  // case_driver_listen.cc (the target as MPA Initiator)
   StepResult DoListen(const proto::Listen& l, int index);
   StepResult DoReply(const proto::Reply& r, int index);
   bool AcceptTarget(std::chrono::milliseconds timeout, bool keep_memory, StepResult& sr);
@@ -134,7 +134,7 @@ class CaseSession {
   void SendReply(const proto::Reply& r, StepResult& sr);
   void AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& sr);
 
-  // session_expect.cc
+  // case_driver_expect.cc
   StepResult DoExpect(const proto::Expect& e, int index);
   MatchContext ContextFor(const proto::Expect& e, std::string& error) const;
   using Evaluator = std::function<Evaluation(const Observation&, bool deadline_passed)>;
@@ -146,7 +146,7 @@ class CaseSession {
   Evaluation ReadResponses(const proto::ReadResponses& m, const MatchContext& ctx, Clock::time_point deadline,
                            std::string& error);
 
-  // session_peer.cc, session_peer_expect.cc (convention §7)
+  // case_driver_peer.cc, case_driver_peer_expect.cc (convention §7)
   bool UsesCommands() const;
   wire::SuiteRequestExtension SuiteExtension(const proto::Connect& c) const;
   std::vector<std::string> MissingCommands() const;
@@ -181,7 +181,7 @@ class CaseSession {
 
   const LoadedCase& case_;
   targets::TargetConnector& connector_;
-  SessionOptions options_;
+  CaseDriverOptions options_;
   CaseRun run_;
   Clock::time_point start_;
   Clock::time_point case_deadline_;

@@ -1,11 +1,11 @@
 // The suite as the peer of the target's commands, part 2 (convention §7.5):
 // answering the target's RDMA Read Requests, reading the Command Completed
 // records, and the `commands` and `previous_commands` expectations. Part 1
-// (the Command Record and the message checks) is session_peer.cc.
+// (the Command Record and the message checks) is case_driver_peer.cc.
 #include <algorithm>
 
 #include "conformance/frame_text.h"
-#include "conformance/session_internal.h"
+#include "conformance/case_driver_internal.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
@@ -39,7 +39,7 @@ wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {
 
 // REQ R5041-5.2-02 R5041-5.2-09 R5040-5.2.2-02 R5040-5.2.2-09
 // One Read Response: `data` to STag / TO, segmented at the suite's MULPDU.
-wire::Bytes CaseSession::FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what) {
+wire::Bytes CaseDriver::FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what) {
   const std::size_t room = wire::Mulpdu(options_.emss, conn_->markers_to_target()) - wire::kDdpTaggedHeaderLength;
   wire::Bytes octets;
   std::size_t off = 0;
@@ -57,7 +57,7 @@ wire::Bytes CaseSession::FrameReadResponse(uint32_t stag, uint64_t to, wire::Byt
 
 // The Read Response to one Read Request: the suite's memory at the Data
 // Source, to the Data Sink; or the broken answer the case asks for.
-wire::Bytes CaseSession::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
+wire::Bytes CaseDriver::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   const wire::Command& c = p.command;
   wire::Bytes data = SourceOctets(c, peer_.memory);
   p.expected = data;
@@ -80,7 +80,7 @@ wire::Bytes CaseSession::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer:
 // before the operation (its region's atomics see big-endian words,
 // convention §2.4), which the operation then changes. WRONG_REQUEST_ID and
 // WRONG_QUEUE break the echo or the queue.
-wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
+wire::Bytes CaseDriver::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   const wire::Command& c = p.command;
   const uint64_t at = c.remote_tagged_offset - kSuitePeerBase;
   uint64_t old = 0;
@@ -110,7 +110,7 @@ wire::Bytes CaseSession::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswe
 // most significant octet first (decisions D-D6). An Atomic Write stores its
 // Data big-endian (the suite's region sees big-endian words, convention §2.4).
 // WRONG_RESPONSE_TYPE answers with another COMMIT type's response.
-wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
+wire::Bytes CaseDriver::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   const wire::Command& c = p.command;
   const uint32_t msn = send_state_.next_msn[3]++;
   p.expected.clear();
@@ -133,7 +133,7 @@ wire::Bytes CaseSession::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswe
 
 // The answer to one request as the case asks for it; "" in peer_.case_error
 // unless the kind does not fit the request.
-wire::Bytes CaseSession::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
+wire::Bytes CaseDriver::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken) {
   using K = proto::BrokenAnswer;
   const bool atomic = IsAtomic(p.command.type);
   const bool commit = IsCommit(p.command.type);
@@ -175,7 +175,7 @@ wire::Bytes CaseSession::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind 
 // REQ R5040-5.2.2-08 R5040-5.5-R11
 // The Read Responses of the held Reads at `at` and `at + 1` swapped: the
 // later Read's first (it matches no outstanding Read's turn), then this one's.
-wire::Bytes CaseSession::OutOfOrderOctets(std::size_t at) {
+wire::Bytes CaseDriver::OutOfOrderOctets(std::size_t at) {
   const auto is_read = [&](std::size_t i) {
     return i < peer_.unanswered.size() && peer_.commands[peer_.unanswered[i]].command.type == CommandType::kRdmaRead;
   };
@@ -195,7 +195,7 @@ wire::Bytes CaseSession::OutOfOrderOctets(std::size_t at) {
 // Answers every Read Request held, in request order (R5040-5.2.2-07 asks the
 // same of a responder). A correct answer is recorded as what the target's
 // Data Sink now holds (convention §4: the suite's own record of its memory).
-void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline) {
+void CaseDriver::AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline) {
   wire::Bytes octets;
   for (std::size_t at = 0; at < peer_.unanswered.size(); ++at) {
     PeerCommand& p = peer_.commands[peer_.unanswered[at]];
@@ -221,7 +221,7 @@ void CaseSession::AnswerReads(const proto::CommandsExpectation& m, Clock::time_p
 // REQ R5040-5.5-R15b R5040-5.5-R19 R5040-5.2.2-04 R5041-4.3-07 R7306-5.4-R7
 // The next Command Completed record: the next command in Command Id order,
 // success, the octets it moved; a Read only after the suite answered it.
-std::string CaseSession::CheckCompletion(const ReceivedEvent& got) {
+std::string CaseDriver::CheckCompletion(const ReceivedEvent& got) {
   if (!got.event) return "target broke the test-ULP convention: " + got.error;
   const wire::EventRecord& ev = *got.event;
   if (ev.type != wire::EventType::kCommandCompleted) {
@@ -267,7 +267,7 @@ std::string CaseSession::CheckCompletion(const ReceivedEvent& got) {
 }
 
 // Frames and records the target sent so far for the commands; "" or the first problem.
-std::string CaseSession::TakePeerInput(MatchOutcome& o) {
+std::string CaseDriver::TakePeerInput(MatchOutcome& o) {
   const Observation obs = conn_->Observe();
   std::size_t frames = 0;
   std::string problem;
@@ -292,7 +292,7 @@ std::string CaseSession::TakePeerInput(MatchOutcome& o) {
   return problem;
 }
 
-Evaluation CaseSession::Commands(const proto::CommandsExpectation& m, const MatchContext& ctx, Clock::time_point deadline) {
+Evaluation CaseDriver::Commands(const proto::CommandsExpectation& m, const MatchContext& ctx, Clock::time_point deadline) {
   Evaluation ev;
   ev.decided = true;
   MatchOutcome& o = ev.outcome;
@@ -339,7 +339,7 @@ Evaluation CaseSession::Commands(const proto::CommandsExpectation& m, const Matc
 }
 
 // REQ R5040-6.2.1-03 R5040-7.1-01
-Evaluation CaseSession::PreviousCommands(const proto::PreviousCommands& m, const MatchContext& ctx) {
+Evaluation CaseDriver::PreviousCommands(const proto::PreviousCommands& m, const MatchContext& ctx) {
   Evaluation ev;
   ev.decided = true;
   MatchOutcome& o = ev.outcome;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "conformance/case_loader.h"
-#include "conformance/session.h"
+#include "conformance/case_driver.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
 
@@ -28,7 +28,7 @@ CaseRun RunInline(const std::string& body, targets::ReferenceTargetConfig config
                                 "c.textproto", "rfc5040", "8.1.1");
   EXPECT_TRUE(load.ok()) << (load.errors.empty() ? "" : load.errors.front());
   targets::InProcessConnector connector(std::make_shared<targets::ReferenceTarget>(config));
-  return RunCase(load.cases.at(0), connector, SessionOptions{});
+  return RunCase(load.cases.at(0), connector, CaseDriverOptions{});
 }
 
 // Each connection keeps its own MSNs, Event sequence and region map: both

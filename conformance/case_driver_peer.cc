@@ -1,4 +1,4 @@
-// The session driver as the peer of the target's own operations (test-ULP
+// The case driver as the peer of the target's own operations (test-ULP
 // convention 1.1, docs/target-convention.md §7): the `target` step sends a
 // Command Record; `expect { commands {} }` checks every message the target
 // sends for the commands against the RFCs and against what each command
@@ -12,7 +12,7 @@
 #include <algorithm>
 
 #include "conformance/frame_text.h"
-#include "conformance/session_internal.h"
+#include "conformance/case_driver_internal.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/opcodes.h"
@@ -81,14 +81,14 @@ std::string CommonHeaderProblem(const wire::RdmapMessageView& v) {
 // ---------------------------------------------------------------------------
 // The `target` step: one Command Record in a Send.
 
-bool CaseSession::UsesCommands() const {
+bool CaseDriver::UsesCommands() const {
   for (const proto::Step& s : case_.proto.step()) {
     if (s.has_target()) return true;
   }
   return false;
 }
 
-wire::SuiteRequestExtension CaseSession::SuiteExtension(const proto::Connect& c) const {
+wire::SuiteRequestExtension CaseDriver::SuiteExtension(const proto::Connect& c) const {
   wire::SuiteRequestExtension ext{static_cast<uint16_t>(c.has_suite_ird() ? c.suite_ird() : kDefaultSuiteIrd),
                                   {{kSuitePeerStag, kSuitePeerBase, kSuitePeerLength, 0x1F}}};
   for (uint32_t i = 0; i < kSuiteInvalidateStags; ++i) {
@@ -98,7 +98,7 @@ wire::SuiteRequestExtension CaseSession::SuiteExtension(const proto::Connect& c)
 }
 
 // Convention §7.1: a 1.0 target, or one without a Command Type the case uses.
-std::vector<std::string> CaseSession::MissingCommands() const {
+std::vector<std::string> CaseDriver::MissingCommands() const {
   if (!UsesCommands()) return {};
   if (!adv_.commands) return {"test-ULP 1.1 command records (Advertisement flag 0x0020)"};
   std::vector<std::string> out;
@@ -112,13 +112,13 @@ std::vector<std::string> CaseSession::MissingCommands() const {
   return out;
 }
 
-void CaseSession::ResetPeer() {
+void CaseDriver::ResetPeer() {
   peer_ = PeerState{};
   peer_.memory.resize(kSuitePeerLength);
   for (std::size_t x = 0; x < peer_.memory.size(); ++x) peer_.memory[x] = wire::PatternByte(kSuitePeerObject, x);
 }
 
-std::optional<PeerCommand> CaseSession::MakePeerCommand(const proto::Command& pc, std::string& error) const {
+std::optional<PeerCommand> CaseDriver::MakePeerCommand(const proto::Command& pc, std::string& error) const {
   PeerCommand p;
   wire::Command& c = p.command;
   c.type = static_cast<CommandType>(pc.type());
@@ -160,7 +160,7 @@ std::optional<PeerCommand> CaseSession::MakePeerCommand(const proto::Command& pc
   return p;
 }
 
-StepResult CaseSession::DoTarget(const proto::TargetAction& t, int index) {
+StepResult CaseDriver::DoTarget(const proto::TargetAction& t, int index) {
   StepResult sr;
   sr.action = "target";
   if (!conn_) {
@@ -204,7 +204,7 @@ StepResult CaseSession::DoTarget(const proto::TargetAction& t, int index) {
 // Checking what the target sends for its commands (convention §7.5).
 
 // The command whose message comes next, in posting order (R5040-5.5-R14).
-PeerCommand* CaseSession::NextMessageCommand() {
+PeerCommand* CaseDriver::NextMessageCommand() {
   while (peer_.next_message < peer_.commands.size()) {
     PeerCommand& p = peer_.commands[peer_.next_message];
     if (!p.message_done) return &p;
@@ -213,7 +213,7 @@ PeerCommand* CaseSession::NextMessageCommand() {
   return nullptr;
 }
 
-std::string CaseSession::CheckTargetFrame(const ReceivedFrame& f) {
+std::string CaseDriver::CheckTargetFrame(const ReceivedFrame& f) {
   auto view = wire::DecodeRdmapSegment(f.ulpdu, options_.profile);
   if (!view.ok()) return "a frame that does not decode: " + view.error().Describe();
   if (!view->opcode_known) return "an unknown opcode " + std::to_string(view->ctrl.opcode);
@@ -249,7 +249,7 @@ std::string CaseSession::CheckTargetFrame(const ReceivedFrame& f) {
 }
 
 // REQ R5040-5.1-09 R5041-5.2-09 R5041-4.1-05 R5041-5.2-04
-std::string CaseSession::CheckWriteSegment(const wire::RdmapMessageView& v, PeerCommand& p) {
+std::string CaseDriver::CheckWriteSegment(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const wire::Command& c = p.command;
   const std::string who = CommandText(p) + ": RDMA Write segment ";
@@ -276,7 +276,7 @@ std::string CaseSession::CheckWriteSegment(const wire::RdmapMessageView& v, Peer
 }
 
 // REQ R5041-4.3-04 R5041-4.3-10 R5041-5.2-07 R5041-4.1-07 R5040-4.1-03 R5040-5.3-13 R5041-4.3-07
-std::string CaseSession::CheckSendSegment(const wire::RdmapMessageView& v, wire::ByteSpan ulpdu, PeerCommand& p) {
+std::string CaseDriver::CheckSendSegment(const wire::RdmapMessageView& v, wire::ByteSpan ulpdu, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " segment ";
   if (h.tagged || h.queue_number != 0) return who + "not untagged on QN 0 (R5041-4.3-06)";
@@ -317,7 +317,7 @@ std::string CaseSession::CheckSendSegment(const wire::RdmapMessageView& v, wire:
 }
 
 // REQ R5040-4.4-01 R5040-5.2.1-01 R5040-5.2.1-09 R5040-6.1-07 R5040-6.1-09 R5040-5.2.1-02
-std::string CaseSession::CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
+std::string CaseDriver::CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": RDMA Read Request ";
   if (h.tagged) return who + "with T = 1 (R5040-5.2.1-01)";
@@ -349,7 +349,7 @@ std::string CaseSession::CheckReadRequest(const wire::RdmapMessageView& v, PeerC
 
 // REQ R7306-6.3-01 R7306-6.3-04 R7306-6.3-05 R7306-6.3-06 R5041-4.3-07
 // One segment on QN 0 with a new MSN and exactly the 8 octets the ULP posted.
-std::string CaseSession::CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p) {
+std::string CaseDriver::CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " ";
   if (h.tagged) return who + "with T = 1 (R7306-6.3-01)";
@@ -376,7 +376,7 @@ std::string CaseSession::CheckImmediateData(const wire::RdmapMessageView& v, Pee
 // REQ R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.1-S5 R7306-5.2.1-S6 R7306-5.1.1-02 R7306-5.1.2-03
 // One segment on QN 1 (the Read Request queue, shared MSNs) carrying exactly
 // the Atomic Request Header with what the ULP posted, 64-bit aligned.
-std::string CaseSession::CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
+std::string CaseDriver::CheckAtomicRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const wire::Command& c = p.command;
   const std::string who = CommandText(p) + ": Atomic Request ";
@@ -406,7 +406,7 @@ std::string CaseSession::CheckAtomicRequest(const wire::RdmapMessageView& v, Pee
 // REQ R5041-4.3-07 R5040-6.1-09 RCOMMIT-3.1-07
 // A checked QN 1 request (Atomic or COMMIT): the next QN 1 MSN (shared with
 // Read Requests), then held for the suite's answer within the Suite IRD.
-std::string CaseSession::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who) {
+std::string CaseDriver::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who) {
   if (h.msn != peer_.next_qn1_msn) {
     return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
            " (R5041-4.3-07: QN 1 is shared with Read Requests)";
@@ -426,7 +426,7 @@ std::string CaseSession::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCom
 // REQ RCOMMIT-3.1-03 RCOMMIT-3.1-T01 RCOMMIT-3.1-T03 RCOMMIT-3.1-T05
 // A Flush, Verify or Atomic Write Request: T = 0, one segment on QN 1, with
 // exactly the fields the command named.
-std::string CaseSession::CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
+std::string CaseDriver::CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " ";
   if (h.tagged) return who + "with T = 1 (RCOMMIT-3.1-T01, T03, T05)";
@@ -441,7 +441,7 @@ std::string CaseSession::CheckCommitRequest(const wire::RdmapMessageView& v, Pee
 // REQ RCOMMIT-3.1.1.1-02 RCOMMIT-3.1.2.1-02 RCOMMIT-3.1.3.1-02 RCOMMIT-3.1.3.1-03 RCOMMIT-3.1.3.1-04
 // The request's payload against the command: Flush 20 octets, Verify 16 plus
 // the Hash Value read from the target's memory, Atomic Write 24 with Length 8.
-std::string CaseSession::CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const {
+std::string CaseDriver::CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const {
   const wire::Command& c = p.command;
   if (!v.ulp_payload.empty()) return "carrying " + std::to_string(v.ulp_payload.size()) + " octets after its fields (RCOMMIT-3.1-T07)";
   if (const auto* f = std::get_if<wire::FlushRequestHeader>(&v.header)) {

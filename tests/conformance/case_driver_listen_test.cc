@@ -1,4 +1,4 @@
-// The listen and reply steps (conformance/session_listen.cc): the target as
+// The listen and reply steps (conformance/case_driver_listen.cc): the target as
 // MPA Initiator. A target that cannot connect, one that cannot ask for an
 // option, a silent one and a faulty one each end in a bounded, explained
 // verdict; the suite's default Reply grants what the Request asks.
@@ -8,7 +8,7 @@
 
 #include "conformance/case_loader.h"
 #include "conformance/matchers.h"
-#include "conformance/session.h"
+#include "conformance/case_driver.h"
 #include "reference/wire/mpa.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
@@ -28,8 +28,8 @@ LoadedCase Case(const std::string& body) {
   return std::move(load.cases.at(0));
 }
 
-SessionOptions FastOptions() {
-  SessionOptions o;
+CaseDriverOptions FastOptions() {
+  CaseDriverOptions o;
   o.reply_timeout = milliseconds(200);
   o.expect_timeout = milliseconds(200);
   o.connect_timeout = milliseconds(200);

@@ -1,4 +1,4 @@
-// The session driver's listen and reply steps (session.h): the target is the
+// The case driver's listen and reply steps (case_driver.h): the target is the
 // MPA Initiator and the suite the Responder (docs/target-convention.md §10).
 // The suite accepts the target's connection, reads its Request, asks for
 // other options with a Connect Directive when the case wants them, sends
@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "conformance/frame_text.h"
-#include "conformance/session_internal.h"
+#include "conformance/case_driver_internal.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/ulp_convention_directive.h"
@@ -132,7 +132,7 @@ std::optional<wire::Bytes> BuildMpaReply(const proto::Reply& r, const wire::MpaS
   return out;
 }
 
-StepResult CaseSession::DoListen(const proto::Listen& l, int index) {
+StepResult CaseDriver::DoListen(const proto::Listen& l, int index) {
   StepResult sr;
   sr.action = "listen";
   if (conn_) {
@@ -185,7 +185,7 @@ StepResult CaseSession::DoListen(const proto::Listen& l, int index) {
   return sr;
 }
 
-bool CaseSession::AcceptTarget(std::chrono::milliseconds timeout, bool keep_memory, StepResult& sr) {
+bool CaseDriver::AcceptTarget(std::chrono::milliseconds timeout, bool keep_memory, StepResult& sr) {
   std::string error;
   std::unique_ptr<targets::Transport> transport = connector_.Accept(timeout, error);
   if (!transport) {
@@ -214,7 +214,7 @@ bool CaseSession::AcceptTarget(std::chrono::milliseconds timeout, bool keep_memo
 
 // A rejecting Reply whose Private Data is the Directive; the target closes
 // and connects again with the options (convention §10.2).
-void CaseSession::SendDirective(const wire::ConnectDirective& d, StepResult& sr) {
+void CaseDriver::SendDirective(const wire::ConnectDirective& d, StepResult& sr) {
   wire::MpaStartupFrame f;
   f.is_reply = true;
   f.reject = true;
@@ -234,7 +234,7 @@ void CaseSession::SendDirective(const wire::ConnectDirective& d, StepResult& sr)
                      ")");
 }
 
-StepResult CaseSession::DoReply(const proto::Reply& r, int index) {
+StepResult CaseDriver::DoReply(const proto::Reply& r, int index) {
   StepResult sr;
   sr.action = "reply";
   if (!conn_ || !reply_pending_) {
@@ -246,7 +246,7 @@ StepResult CaseSession::DoReply(const proto::Reply& r, int index) {
   return sr;
 }
 
-void CaseSession::SendReply(const proto::Reply& r, StepResult& sr) {
+void CaseDriver::SendReply(const proto::Reply& r, StepResult& sr) {
   reply_pending_ = false;
   if (r.silent()) {
     sr.notes.push_back("no MPA Reply: the suite stays silent");
@@ -286,7 +286,7 @@ void CaseSession::SendReply(const proto::Reply& r, StepResult& sr) {
 // RTRs (a Read RTR is answered with its zero-length Read Response); in
 // client-server mode anything, and the convention's hello (a zero-length
 // RDMA Write) is taken off the frame queue.
-void CaseSession::AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& sr) {
+void CaseDriver::AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& sr) {
   const Clock::time_point deadline = Deadline(options_.expect_timeout);
   while (conn_->received_frames() == 0 && !conn_->Observe().problem && conn_->Pump(deadline)) {
   }

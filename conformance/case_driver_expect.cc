@@ -1,9 +1,9 @@
-// The session driver's expectations (session.h): resolve what the case
+// The case driver's expectations (case_driver.h): resolve what the case
 // refers to, wait (bounded) until the matcher decides, read memory back.
 #include <algorithm>
 
 #include "conformance/frame_text.h"
-#include "conformance/session_internal.h"
+#include "conformance/case_driver_internal.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
 
@@ -71,7 +71,7 @@ wire::Bytes Word(uint64_t v, bool little_endian) {
 
 }  // namespace
 
-MatchContext CaseSession::ContextFor(const proto::Expect& e, std::string& error) const {
+MatchContext CaseDriver::ContextFor(const proto::Expect& e, std::string& error) const {
   MatchContext ctx;
   ctx.profile = options_.profile;
   ctx.severity = Level(e.severity());
@@ -104,7 +104,7 @@ MatchContext CaseSession::ContextFor(const proto::Expect& e, std::string& error)
   return ctx;
 }
 
-Evaluation CaseSession::WaitFor(const Evaluator& eval, Clock::time_point deadline) {
+Evaluation CaseDriver::WaitFor(const Evaluator& eval, Clock::time_point deadline) {
   bool over = false;
   while (true) {
     const Observation obs = conn_->Observe();
@@ -123,7 +123,7 @@ Evaluation CaseSession::WaitFor(const Evaluator& eval, Clock::time_point deadlin
   }
 }
 
-std::optional<CaseSession::Evaluator> CaseSession::EvaluatorFor(const proto::Expect& e, Clock::time_point start,
+std::optional<CaseDriver::Evaluator> CaseDriver::EvaluatorFor(const proto::Expect& e, Clock::time_point start,
                                                                 Clock::time_point& deadline, std::string& error) {
   auto ctx = std::make_shared<MatchContext>(ContextFor(e, error));
   if (!error.empty()) return std::nullopt;
@@ -202,7 +202,7 @@ std::optional<CaseSession::Evaluator> CaseSession::EvaluatorFor(const proto::Exp
   });
 }
 
-StepResult CaseSession::DoExpect(const proto::Expect& e, int index) {
+StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
   StepResult sr;
   sr.action = ExpectKind(e);
   sr.severity = Level(e.severity());
@@ -258,7 +258,7 @@ StepResult CaseSession::DoExpect(const proto::Expect& e, int index) {
   return sr;
 }
 
-Evaluation CaseSession::Memory(const proto::MemoryExpectation& m, const MatchContext& ctx, Clock::time_point deadline,
+Evaluation CaseDriver::Memory(const proto::MemoryExpectation& m, const MatchContext& ctx, Clock::time_point deadline,
                                std::string& error) {
   Evaluation ev;
   ev.decided = true;
@@ -325,7 +325,7 @@ Evaluation CaseSession::Memory(const proto::MemoryExpectation& m, const MatchCon
   return ev;
 }
 
-Evaluation CaseSession::ReadResponses(const proto::ReadResponses& m, const MatchContext& ctx, Clock::time_point deadline,
+Evaluation CaseDriver::ReadResponses(const proto::ReadResponses& m, const MatchContext& ctx, Clock::time_point deadline,
                                       std::string& error) {
   Evaluation ev;
   ev.decided = true;

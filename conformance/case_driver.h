@@ -1,4 +1,4 @@
-// The session driver: runs ONE conformance case against a target, acting as
+// The case driver: runs ONE conformance case against a target, acting as
 // the MPA Initiator over one Transport per connection, and grades the
 // target's reactions with the case's own expectations (matchers.h).
 //
@@ -40,7 +40,7 @@
 
 namespace rdmapct::conformance {
 
-struct SessionOptions {
+struct CaseDriverOptions {
   wire::Profile profile = wire::Profile::kRfc5040;
   std::chrono::milliseconds connect_timeout{5000};   // TargetConnector::Connect
   std::chrono::milliseconds reply_timeout{5000};     // MPA Reply after the Request
@@ -60,7 +60,7 @@ struct SessionOptions {
   // wrong. The runner says so in the run's target information.
   bool undo_terminate_bitfield_order = false;
   std::size_t emss = 1460;                           // for the suite's MULPDU (RFC 5044 §4.5)
-  SessionLimits limits;
+  ConnectionLimits limits;
 };
 
 struct CaseRun {
@@ -76,7 +76,7 @@ struct CaseRun {
   std::vector<std::string> target_info;
 };
 
-CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options);
+CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const CaseDriverOptions& options);
 
 // The MPA Request a connect step sends (exposed for tests).
 struct MpaRequest {
@@ -91,7 +91,7 @@ std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::st
                                           const wire::SuiteRequestExtension* extension = nullptr);
 
 // The suite's MPA Reply to the target's Request (a listen or reply step;
-// session_listen.cc); nullopt with `error` when the case's hex does not parse.
+// case_driver_listen.cc); nullopt with `error` when the case's hex does not parse.
 std::optional<wire::Bytes> BuildMpaReply(const proto::Reply& r, const wire::MpaStartupFrame& request,
                                          std::string& error);
 

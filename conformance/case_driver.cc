@@ -1,12 +1,12 @@
-// The session driver's connect, send, pause and close steps (session.h);
-// the expectations are in session_expect.cc.
-#include "conformance/session.h"
+// The case driver's connect, send, pause and close steps (case_driver.h);
+// the expectations are in case_driver_expect.cc.
+#include "conformance/case_driver.h"
 
 #include <algorithm>
 #include <thread>
 
 #include "conformance/frame_text.h"
-#include "conformance/session_internal.h"
+#include "conformance/case_driver_internal.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
@@ -63,9 +63,9 @@ const proto::Framing* FramingFor(const proto::Send& s, std::size_t k) {
 
 }  // namespace
 
-CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options) {
-  CaseSession session(c, connector, options);
-  return session.Run();
+CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const CaseDriverOptions& options) {
+  CaseDriver driver(c, connector, options);
+  return driver.Run();
 }
 
 std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::string& case_id, std::string& error,
@@ -136,12 +136,12 @@ wire::Bytes MemoryModel::Expected(const wire::AdvertisedRegion& region, uint64_t
   return out;
 }
 
-CaseSession::CaseSession(const LoadedCase& c, targets::TargetConnector& connector, const SessionOptions& options)
+CaseDriver::CaseDriver(const LoadedCase& c, targets::TargetConnector& connector, const CaseDriverOptions& options)
     : case_(c), connector_(connector), options_(options), start_(Clock::now()),
       case_deadline_(start_ + options.case_timeout),
       recorder_(run_.result.frames, start_, options.limits.max_recorded_octets, options.profile) {}
 
-CaseRun CaseSession::Run() {
+CaseRun CaseDriver::Run() {
   CaseResult& r = run_.result;
   const proto::Case& p = case_.proto;
   r.id = p.id();
@@ -192,7 +192,7 @@ CaseRun CaseSession::Run() {
   return std::move(run_);
 }
 
-void CaseSession::SwapActive(ConnectionSlot& slot) {
+void CaseDriver::SwapActive(ConnectionSlot& slot) {
   std::swap(conn_, slot.conn);
   std::swap(request_, slot.request);
   std::swap(handshake_, slot.handshake);
@@ -206,7 +206,7 @@ void CaseSession::SwapActive(ConnectionSlot& slot) {
   std::swap(peer_, slot.peer);
 }
 
-bool CaseSession::SelectConnection(uint32_t k, std::string& error) {
+bool CaseDriver::SelectConnection(uint32_t k, std::string& error) {
   if (k >= kMaxConcurrentConnections) {
     error = "case error: connection " + std::to_string(k) + " (a case has connections 0 and 1)";
     return false;
@@ -222,7 +222,7 @@ bool CaseSession::SelectConnection(uint32_t k, std::string& error) {
   return true;
 }
 
-StepResult CaseSession::Execute(const proto::Step& step, int index) {
+StepResult CaseDriver::Execute(const proto::Step& step, int index) {
   const Clock::time_point began = Clock::now();
   StepResult sr;
   if (std::string error; !SelectConnection(step.connection(), error)) {
@@ -263,7 +263,7 @@ StepResult CaseSession::Execute(const proto::Step& step, int index) {
   return sr;
 }
 
-StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
+StepResult CaseDriver::DoConnect(const proto::Connect& c, int index) {
   StepResult sr;
   sr.action = "connect";
   if (conn_) {
@@ -327,7 +327,7 @@ StepResult CaseSession::DoConnect(const proto::Connect& c, int index) {
   return sr;
 }
 
-bool CaseSession::CheckReply(const proto::Connect& c, const MpaRequest& req, const HandshakeOutcome& h, StepResult& sr) {
+bool CaseDriver::CheckReply(const proto::Connect& c, const MpaRequest& req, const HandshakeOutcome& h, StepResult& sr) {
   const std::vector<std::string> options = NonDefaultOptions(c);
   auto refuse = [&](std::string what, bool may_skip) {
     if (may_skip && !options.empty()) {
@@ -371,7 +371,7 @@ bool CaseSession::CheckReply(const proto::Connect& c, const MpaRequest& req, con
   return true;
 }
 
-bool CaseSession::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResult& sr) {
+bool CaseDriver::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResult& sr) {
   have_advertisement_ = false;
   regions_ = RegionMap();
   if (!wire::HasAdvertisementMagic(reply.private_data)) return true;
@@ -411,7 +411,7 @@ bool CaseSession::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResu
   return true;
 }
 
-std::vector<std::string> CaseSession::MissingNeeds() const {
+std::vector<std::string> CaseDriver::MissingNeeds() const {
   const proto::Needs& n = case_.proto.needs();
   const bool wants = n.region_size() || n.receive_buffers() || n.receive_buffer_size() || n.ird() ||
                      n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory() ||
@@ -453,7 +453,7 @@ std::vector<std::string> CaseSession::MissingNeeds() const {
   return out;
 }
 
-void CaseSession::StartFraming(const proto::Connect& c, const MpaRequest& req, const wire::MpaStartupFrame& reply) {
+void CaseDriver::StartFraming(const proto::Connect& c, const MpaRequest& req, const wire::MpaStartupFrame& reply) {
   // REQ R5044-7.1.1-06 R5044-7.1.1-07 R5044-7.1.1-11: Markers toward the
   // Initiator iff its Request had M=1, toward the Responder iff the Reply
   // had M=1; CRCs if either side asked.
@@ -464,7 +464,7 @@ void CaseSession::StartFraming(const proto::Connect& c, const MpaRequest& req, c
   conn_->StartFullOperation(n.crc, n.markers_responder_to_initiator, to_target);
 }
 
-void CaseSession::SendRtr(const proto::Connect& c, const MpaRequest& req, const wire::MpaStartupFrame& reply) {
+void CaseDriver::SendRtr(const proto::Connect& c, const MpaRequest& req, const wire::MpaStartupFrame& reply) {
   if (!c.has_rfc6581() || c.rfc6581().rtr() == proto::Rfc6581::RTR_NONE) return;
   const wire::IrdOrdOutcome o = wire::NegotiateIrdOrd(req.frame, reply);
   wire::RdmapSegment seg;
@@ -491,7 +491,7 @@ void CaseSession::SendRtr(const proto::Connect& c, const MpaRequest& req, const 
   conn_->Write(octets, Deadline(options_.expect_timeout));
 }
 
-StepResult CaseSession::DoSend(const proto::Send& s, int index) {
+StepResult CaseDriver::DoSend(const proto::Send& s, int index) {
   StepResult sr;
   sr.action = "send";
   if (!conn_) {
@@ -520,7 +520,7 @@ StepResult CaseSession::DoSend(const proto::Send& s, int index) {
   return sr;
 }
 
-bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
+bool CaseDriver::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
                                std::string& error) {
   // An STag of another connection (RegionRef.connection): resolved in that
   // connection's Advertisement; what it writes is not this stream's memory.
@@ -558,7 +558,7 @@ bool CaseSession::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::o
   return true;
 }
 
-bool CaseSession::FrameRaw(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
+bool CaseDriver::FrameRaw(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
                            std::string& error) {
   std::optional<wire::Bytes> raw = RawOctets(s.raw(), error);
   if (!raw) return false;
@@ -578,7 +578,7 @@ bool CaseSession::FrameRaw(const proto::Send& s, wire::Bytes& octets, std::optio
   return true;
 }
 
-bool CaseSession::Transmit(const wire::Bytes& octets, const proto::TcpWrites& tcp, StepResult& sr) {
+bool CaseDriver::Transmit(const wire::Bytes& octets, const proto::TcpWrites& tcp, StepResult& sr) {
   held_.insert(held_.end(), octets.begin(), octets.end());
   if (tcp.hold()) {
     sr.notes.push_back("held: sent together with the next send step");
@@ -604,7 +604,7 @@ bool CaseSession::Transmit(const wire::Bytes& octets, const proto::TcpWrites& tc
   return true;
 }
 
-StepResult CaseSession::DoPause(const proto::Pause& p, int index) {
+StepResult CaseDriver::DoPause(const proto::Pause& p, int index) {
   StepResult sr;
   sr.action = "pause";
   const Clock::time_point deadline = Deadline(std::chrono::milliseconds(p.ms()));
@@ -614,7 +614,7 @@ StepResult CaseSession::DoPause(const proto::Pause& p, int index) {
   return sr;
 }
 
-void CaseSession::Finish() {
+void CaseDriver::Finish() {
   held_.clear();
   for (uint32_t k = 0; k < kMaxConcurrentConnections; ++k) {
     std::string ignored;
@@ -625,11 +625,11 @@ void CaseSession::Finish() {
   }
 }
 
-Clock::time_point CaseSession::Deadline(std::chrono::milliseconds timeout) const {
+Clock::time_point CaseDriver::Deadline(std::chrono::milliseconds timeout) const {
   return std::min(Clock::now() + timeout, case_deadline_);
 }
 
-proto::Level CaseSession::Level(proto::Level expect_severity) const {
+proto::Level CaseDriver::Level(proto::Level expect_severity) const {
   return expect_severity == proto::LEVEL_UNSPECIFIED ? case_.proto.level() : expect_severity;
 }
 

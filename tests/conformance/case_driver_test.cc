@@ -1,9 +1,9 @@
-// The session driver and the runner against scripted fake targets: every
+// The case driver and the runner against scripted fake targets: every
 // way a target can misbehave outside a case (silent, garbage, flood, dead,
 // unknown convention, missing capability) ends as a bounded verdict, never a
 // hang; and against the in-process reference target with fault switches,
 // the cases catch the faults they are about.
-#include "conformance/session.h"
+#include "conformance/case_driver.h"
 
 #include <gtest/gtest.h>
 
@@ -139,8 +139,8 @@ const char kWriteThenTerminate[] = R"pb(
   step { expect { timeout_ms: 5000 terminate { accept { layer: 0 etype: 1 code: 0 } } } }
 )pb";
 
-SessionOptions FastOptions() {
-  SessionOptions o;
+CaseDriverOptions FastOptions() {
+  CaseDriverOptions o;
   o.reply_timeout = milliseconds(150);
   o.expect_timeout = milliseconds(150);
   o.close_timeout = milliseconds(50);
@@ -203,7 +203,7 @@ TEST(SessionTest, EventFloodIsBounded) {
     };
     return s;
   });
-  SessionOptions options = FastOptions();
+  CaseDriverOptions options = FastOptions();
   options.limits.max_queued = 500;
   options.limits.max_recorded_octets = 64 * 1024;
   const auto t0 = std::chrono::steady_clock::now();
@@ -232,7 +232,7 @@ TEST(SessionTest, OctetFloodIsBounded) {
     };
     return s;
   });
-  SessionOptions options = FastOptions();
+  CaseDriverOptions options = FastOptions();
   options.limits.max_received_octets = 200 * 1024;
   options.limits.max_queued = 1u << 20;
   const auto t0 = std::chrono::steady_clock::now();
@@ -253,7 +253,7 @@ TEST(SessionTest, GarbageFloodIsBounded) {
     s.on_idle = [](wire::Bytes& out) { out.assign(64 * 1024, 0xEE); };
     return s;
   });
-  SessionOptions options = FastOptions();
+  CaseDriverOptions options = FastOptions();
   options.limits.max_received_octets = 1u << 20;
   const CaseRun run = RunCase(Case(R"pb(step { expect { timeout_ms: 20000 closed {} } })pb"), connector, options);
   EXPECT_EQ(run.result.verdict, Verdict::kFail);
@@ -263,7 +263,7 @@ TEST(SessionTest, GarbageFloodIsBounded) {
 TEST(SessionTest, CaseBudgetBoundsEveryWait) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] { return Replying(reply); });
-  SessionOptions options = FastOptions();
+  CaseDriverOptions options = FastOptions();
   options.case_timeout = milliseconds(300);
   const auto t0 = std::chrono::steady_clock::now();
   const CaseRun run = RunCase(Case(kWriteThenTerminate), connector, options);
@@ -390,7 +390,7 @@ TEST_P(FaultDetectionTest, CaseCatchesTheFault) {
   targets::ReferenceTargetConfig config;
   config.faults.Add(f.fault);
   targets::InProcessConnector connector(std::make_shared<targets::ReferenceTarget>(config));
-  const CaseRun run = RunCase(*c, connector, SessionOptions{});
+  const CaseRun run = RunCase(*c, connector, CaseDriverOptions{});
   EXPECT_EQ(run.result.verdict, f.verdict) << run.result.reason;
   EXPECT_TRUE(Contains(run.result.reason, f.reason)) << run.result.reason;
 }

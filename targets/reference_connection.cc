@@ -43,11 +43,11 @@ bool IsCompletionError(const model::UlpEvent& e) {
 
 }  // namespace
 
-ReferenceTargetSession::ReferenceTargetSession(ReferenceTarget& target, uint32_t serial, bool initiator)
+ReferenceTargetConnection::ReferenceTargetConnection(ReferenceTarget& target, uint32_t serial, bool initiator)
     : target_(target), config_(target.config()), serial_(serial), initiator_(initiator) {}
 
-ReferenceTargetSession::~ReferenceTargetSession() {
-  if (phase_ != SessionPhase::kClosed) {
+ReferenceTargetConnection::~ReferenceTargetConnection() {
+  if (phase_ != ConnectionPhase::kClosed) {
     Close(CloseReason::kPeerReset);
   } else if (!peer_closed_) {
     // Closed by the target: a faulty one may have placed since (keep-placing-
@@ -60,7 +60,7 @@ ReferenceTargetSession::~ReferenceTargetSession() {
 
 // The connection is over once the peer closed or reset it: its slot (and
 // so its STags) may go to the next connection, even while this object lives.
-void ReferenceTargetSession::ReleaseSlot() {
+void ReferenceTargetConnection::ReleaseSlot() {
   if (holds_slot_) target_.ReleaseSlot(serial_);
   holds_slot_ = false;
 }
@@ -68,16 +68,16 @@ void ReferenceTargetSession::ReleaseSlot() {
 // ---------------------------------------------------------------------------
 // Input.
 
-void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
+void ReferenceTargetConnection::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
   octets_in_ += in.size();
   // terminate-tears-down-others ended this connection from another one.
-  if (phase_ != SessionPhase::kClosed && target_.TornDown(serial_)) {
+  if (phase_ != ConnectionPhase::kClosed && target_.TornDown(serial_)) {
     detail_ = "torn down by another connection's Terminate";
     Close(CloseReason::kStreamError);
   }
-  const bool request_pending = phase_ == SessionPhase::kAwaitingRequest && !initiator_;
+  const bool request_pending = phase_ == ConnectionPhase::kAwaitingRequest && !initiator_;
   if (request_pending) FeedStartup(in, out);
-  if (phase_ == SessionPhase::kAwaitingReply) FeedReply(in, out);
+  if (phase_ == ConnectionPhase::kAwaitingReply) FeedReply(in, out);
   // Closed during startup (no deframer) or a reset connection: discard.
   if (!deframer_ || peer_closed_) return;
   const std::size_t skip = std::min(skip_octets_, in.size());
@@ -94,7 +94,7 @@ void ReferenceTargetSession::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
 // arrive in between wake nobody; they are read when more octets, or the FIN,
 // come after the hand-off. True if `in` was taken (held, or fed with what
 // was held).
-bool ReferenceTargetSession::HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out) {
+bool ReferenceTargetConnection::HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& out) {
   if (!config_.faults.Has(model::Fault::kLateFpduHandOff) || in.empty()) return false;
   // Bounded like a socket's receive buffer: past it the hand-off is forced.
   constexpr std::size_t kMaxHeld = 256 * 1024;
@@ -113,7 +113,7 @@ bool ReferenceTargetSession::HeldUntilHandOff(wire::ByteSpan in, wire::Bytes& ou
 // Takes exactly the Request's octets (at most 20 + 512): what follows is the
 // first FPDU. A wrong Key is seen on any prefix and a PD_Length above the
 // limit as soon as the header is in, so a bad Request never grows the buffer.
-void ReferenceTargetSession::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
+void ReferenceTargetConnection::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
   const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest,
                                             config_.mpa.max_private_data};
   while (!in.empty()) {
@@ -145,7 +145,7 @@ void ReferenceTargetSession::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
 
 // reply-before-request-complete: the header is taken as a Request with
 // PD_Length 0 and answered; the Private Data still to come is dropped.
-void ReferenceTargetSession::AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out) {
+void ReferenceTargetConnection::AcceptHeaderOnly(std::size_t private_data_to_come, wire::Bytes& out) {
   wire::StoreBe16(&startup_[wire::kMpaStartupHeaderSize - 2], 0);
   auto frame = wire::DecodeMpaStartupFrame(startup_, {wire::MpaFrameKind::kRequest});
   wire::Bytes().swap(startup_);
@@ -159,7 +159,7 @@ void ReferenceTargetSession::AcceptHeaderOnly(std::size_t private_data_to_come, 
 
 // REQ R5044-7.1.1-19 R6581-6-06 R6581-10-01 R6581-10-03 R6581-10-08 R5044-7.1.2-R02f
 // R5044-7.1.1-06 R5044-7.1.1-09 R5044-7.1.1-11 R5044-7.1.1-12
-bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::Bytes& out) {
+bool ReferenceTargetConnection::Accept(const wire::MpaStartupFrame& request, wire::Bytes& out) {
   request_ = request;
   const auto& revs = config_.mpa.accepted_revisions;
   const bool plain_rev0 = request.revision == 0 && config_.faults.Has(model::Fault::kRev0ReplyWithoutMarkers);
@@ -227,13 +227,13 @@ bool ReferenceTargetSession::Accept(const wire::MpaStartupFrame& request, wire::
   reply_ = std::move(reply);
   hand_off_at_ = std::chrono::steady_clock::now() + config_.late_hand_off;
   PrepareFraming();
-  phase_ = SessionPhase::kAwaitingFirstFpdu;
+  phase_ = ConnectionPhase::kAwaitingFirstFpdu;
   return true;
 }
 
 // A target without CRCs cannot accept C = 1: it rejects (R = 1) and closes
 // (the RFC 5044 §7.1.4.2 reading of a reject, decisions D-G5).
-bool ReferenceTargetSession::RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out) {
+bool ReferenceTargetConnection::RejectForCrc(const wire::MpaStartupFrame& request, wire::Bytes& out) {
   wire::MpaStartupFrame reject;
   reject.is_reply = true;
   reject.reject = true;
@@ -249,7 +249,7 @@ bool ReferenceTargetSession::RejectForCrc(const wire::MpaStartupFrame& request, 
 
 // Each direction's Marker space starts with its first FPDU (R5044-4.3-10):
 // position 0 is the suite's first FPDU octet, resp. the target's.
-void ReferenceTargetSession::PrepareFraming() {
+void ReferenceTargetConnection::PrepareFraming() {
   wire::MpaDeframerConfig dc;
   // check-crc-when-off: the fault keeps checking what both sides turned off.
   dc.crc_enabled = crc_ || config_.faults.Has(model::Fault::kCheckCrcWhenOff);
@@ -269,7 +269,7 @@ void ReferenceTargetSession::PrepareFraming() {
 // R6581-9.2-06 R6581-9.2-08 R6581-9.2-10 R6581-9.2-15 R6581-9.2-17
 // The target's IRD is a fixed resource: it answers with it (raised to 1 when
 // a Read RTR may come). Its ORD is at most the initiator's IRD.
-std::optional<wire::EnhancedIrdOrd> ReferenceTargetSession::NegotiateEnhanced(
+std::optional<wire::EnhancedIrdOrd> ReferenceTargetConnection::NegotiateEnhanced(
     const wire::EnhancedIrdOrd& req) {
   const MpaPolicy& p = config_.mpa;
   wire::EnhancedIrdOrd rep;
@@ -294,7 +294,7 @@ std::optional<wire::EnhancedIrdOrd> ReferenceTargetSession::NegotiateEnhanced(
 
 // Fresh state for every connection (§2.1): memory (patterned unless kept),
 // regions with their access rights, Receive Buffer Count buffers on QN 0.
-void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
+void ReferenceTargetConnection::SetUpEndpoint(uint8_t version) {
   model::EndpointConfig ec;
   ec.profile = config_.profile;
   ec.stream_id = 1;
@@ -350,7 +350,7 @@ void ReferenceTargetSession::SetUpEndpoint(uint8_t version) {
   }
 }
 
-bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const {
+bool ReferenceTargetConnection::BuildAdvertisement(wire::Advertisement& adv) const {
   const bool rfc7306 = wire::ProfileIncludes(config_.profile, wire::Profile::kRfc7306);
   adv.flags = (config_.decisions.atomic_memory_little_endian ? wire::kFlagLittleEndianAtomics : 0) |
               (rfc7306 ? wire::kFlagRfc7306 : 0) |
@@ -384,7 +384,7 @@ bool ReferenceTargetSession::BuildAdvertisement(wire::Advertisement& adv) const 
 // or 2/0/0x03). The deframer latches its first error, so no FPDU after it is
 // delivered. Other framing errors (a ULPDU_Length above the limit) fail the
 // stream without a Terminate.
-void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
+void ReferenceTargetConnection::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
   wire::Status st = deframer_->Feed(in, [&](const wire::MpaFpdu& f) { OnUlpdu(f.ulpdu, out); });
   SendPendingResponses(out);
   if (st.ok()) return;
@@ -396,7 +396,7 @@ void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
   wire::TerminateCode code = wire::term::kMpaLocalCatastrophic;
   if (st.error().kind == wire::DecodeErrorKind::kCrcMismatch) code = wire::term::kMpaCrcError;
   if (st.error().kind == wire::DecodeErrorKind::kMarkerMismatch) code = wire::term::kMpaMarkerMismatch;
-  if (phase_ == SessionPhase::kAwaitingFirstFpdu) phase_ = SessionPhase::kFullOperation;
+  if (phase_ == ConnectionPhase::kAwaitingFirstFpdu) phase_ = ConnectionPhase::kFullOperation;
   detail_ = st.error().Describe();
   // close-on-crc-error: MPA itself closes instead of reporting (R5044-8-10).
   if (code != wire::term::kMpaLocalCatastrophic && config_.faults.Has(model::Fault::kCloseOnCrcError)) {
@@ -410,8 +410,8 @@ void ReferenceTargetSession::FeedFpdus(wire::ByteSpan in, wire::Bytes& out) {
 
 // REQ R5040-5.5-R20a R5040-5.2.2-07
 // Everything the requests of one TCP write earned, in request order.
-void ReferenceTargetSession::SendPendingResponses(wire::Bytes& out) {
-  if (!endpoint_ || phase_ == SessionPhase::kClosed) return;
+void ReferenceTargetConnection::SendPendingResponses(wire::Bytes& out) {
+  if (!endpoint_ || phase_ == ConnectionPhase::kClosed) return;
   reactions_.Clear();
   endpoint_->EmitPendingResponses(std::numeric_limits<std::size_t>::max(), reactions_);
   if (reactions_.segments().empty() && reactions_.events().empty()) return;
@@ -421,11 +421,11 @@ void ReferenceTargetSession::SendPendingResponses(wire::Bytes& out) {
 // REQ R5044-7.1.2-R04
 // The first FPDU from the suite (valid or not: it proves the suite is in
 // Full Operation, decisions D-G4) releases the target's side.
-void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
+void ReferenceTargetConnection::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
   ++fpdus_in_;
   reactions_.Clear();
-  if (phase_ == SessionPhase::kAwaitingFirstFpdu) {
-    phase_ = SessionPhase::kFullOperation;
+  if (phase_ == ConnectionPhase::kAwaitingFirstFpdu) {
+    phase_ = ConnectionPhase::kFullOperation;
     if (!config_.faults.Has(model::Fault::kAcceptAnyFirstFpduAsRtr) && !IsRtrOrNoneOwed(ulpdu)) {
       detail_ = "the first FPDU after a peer-to-peer setup is none of the negotiated RTRs";
       endpoint_->OnLlpError(wire::term::kMpaNoMatchingRtrOption, reactions_);
@@ -443,7 +443,7 @@ void ReferenceTargetSession::OnUlpdu(wire::ByteSpan ulpdu, wire::Bytes& out) {
 // (B), RDMA Write (C) or Read Request with RDMARDSZ 0 (D); or a Terminate
 // when it can generate none of them (R6581-9.2-12). Anything else is
 // refused with 2/0/0x07 "No matching RTR option" (docs/decisions.md 46).
-bool ReferenceTargetSession::IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const {
+bool ReferenceTargetConnection::IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const {
   if (!reply_ || !reply_->enhanced_data || !reply_->enhanced_data->peer_to_peer) return true;
   const wire::EnhancedIrdOrd& e = *reply_->enhanced_data;
   auto v = wire::DecodeRdmapSegment(ulpdu, config_.profile);
@@ -467,10 +467,10 @@ bool ReferenceTargetSession::IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const {
 // suite can see it answer; under keep-placing-after-terminate it closes but
 // still consumes input (OnBytes), so the placement shows on the next Keep
 // Memory connection.
-void ReferenceTargetSession::Drain(wire::Bytes& out) {
+void ReferenceTargetConnection::Drain(wire::Bytes& out) {
   for (const model::UlpEvent& e : reactions_.events()) completion_errors_ += IsCompletionError(e);
   NoteOutcome();
-  if (phase_ == SessionPhase::kClosed) return;
+  if (phase_ == ConnectionPhase::kClosed) return;
   FrameSegments(reactions_, out);
   ReportEvents(out);
   const StreamState s = endpoint_->state();
@@ -486,7 +486,7 @@ void ReferenceTargetSession::Drain(wire::Bytes& out) {
 }
 
 // REQ R5044-4.3-10 R5044-7.1.2-R07 R5044-7.1.1-06 R5044-7.1.1-09 R5044-7.1.1-12
-void ReferenceTargetSession::FrameSegments(const model::Reactions& r, wire::Bytes& out) {
+void ReferenceTargetConnection::FrameSegments(const model::Reactions& r, wire::Bytes& out) {
   const wire::FpduEncodeOptions options{
       .crc_enabled = crc_, .pad_octet = uint8_t(config_.faults.Has(model::Fault::kNonzeroPad) ? 0xA5 : 0)};
   for (const wire::Bytes& seg : r.segments()) {
@@ -506,7 +506,7 @@ void ReferenceTargetSession::FrameSegments(const model::Reactions& r, wire::Byte
 // endpoint so its QN 0 MSN is the record's Sequence Number (§6.3). Never
 // after a Terminate: PostSend refuses once the stream left Streaming, and
 // events that arrived with the Terminate are dropped (§6.4 "MAY be lost").
-void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
+void ReferenceTargetConnection::ReportEvents(wire::Bytes& out) {
   for (const model::UlpEvent& e : reactions_.events()) {
     if (endpoint_->state() != StreamState::kStreaming) return;
     if (IsRequesterCompletion(e.kind)) {
@@ -545,7 +545,7 @@ void ReferenceTargetSession::ReportEvents(wire::Bytes& out) {
 }
 
 // The first thing that ended Full Operation (§3.4).
-void ReferenceTargetSession::NoteOutcome() {
+void ReferenceTargetConnection::NoteOutcome() {
   if (outcome_ || !endpoint_ || Live(endpoint_->state())) return;
   wire::PreviousOutcome o;
   o.connection_serial = serial_;
@@ -581,7 +581,7 @@ void ReferenceTargetSession::NoteOutcome() {
 // ---------------------------------------------------------------------------
 // Teardown.
 
-void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
+void ReferenceTargetConnection::OnPeerClosed(wire::Bytes& out) {
   // late-fpdu-hand-off: the FIN wakes the reader, but what the held octets
   // earn is flushed with the closing QP, as siw flushes the Read Response
   // (docs/reports/siw/race): placed, never answered.
@@ -590,14 +590,14 @@ void ReferenceTargetSession::OnPeerClosed(wire::Bytes& out) {
     FeedFpdus(std::exchange(held_, {}), flushed);
   }
   peer_closed_ = true;
-  if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerClosed);
+  if (phase_ != ConnectionPhase::kClosed) Close(CloseReason::kPeerClosed);
   else Finish();
   ReleaseSlot();
 }
 
-void ReferenceTargetSession::OnPeerReset() {
+void ReferenceTargetConnection::OnPeerReset() {
   peer_closed_ = true;
-  if (phase_ != SessionPhase::kClosed) Close(CloseReason::kPeerReset);
+  if (phase_ != ConnectionPhase::kClosed) Close(CloseReason::kPeerReset);
   else Finish();
   ReleaseSlot();
 }
@@ -605,9 +605,9 @@ void ReferenceTargetSession::OnPeerReset() {
 // The target's side closes: the outcome is final and the memory goes back
 // to the target at once, so a connection opened right after the FIN sees
 // both (a suite opens the Keep Memory connection as soon as it sees the FIN).
-void ReferenceTargetSession::Close(CloseReason reason) {
-  if (phase_ == SessionPhase::kClosed) return;
-  phase_ = SessionPhase::kClosed;
+void ReferenceTargetConnection::Close(CloseReason reason) {
+  if (phase_ == ConnectionPhase::kClosed) return;
+  phase_ = ConnectionPhase::kClosed;
   close_reason_ = reason;
   wire::PreviousOutcome o = outcome_.value_or(wire::PreviousOutcome{});
   if (!outcome_) {
@@ -623,10 +623,10 @@ void ReferenceTargetSession::Close(CloseReason reason) {
 }
 
 // Hands the memory back (again at the very end, for what a faulty target
-// placed after its FIN). `release`: the session is going away, so the
+// placed after its FIN). `release`: the connection is going away, so the
 // octets are moved, not copied. Only the connection that loaded memory last
 // stores it (StoreMemory would drop it anyway).
-void ReferenceTargetSession::Finish(bool release) {
+void ReferenceTargetConnection::Finish(bool release) {
   if (!endpoint_ || !config_.hand_back_memory || !target_.OwnsMemory(serial_)) return;
   model::Resources& res = endpoint_->resources();
   const std::size_t n = target_.layout().memory_objects.size();
@@ -644,17 +644,17 @@ void ReferenceTargetSession::Finish(bool release) {
   target_.StoreMemory(serial_, std::move(objects));
 }
 
-std::size_t ReferenceTargetSession::buffered() const {
+std::size_t ReferenceTargetConnection::buffered() const {
   return startup_.size() + held_.size() + (deframer_ ? deframer_->buffered() : 0);
 }
 
-std::span<const uint8_t> ReferenceTargetSession::PeekMemory(uint32_t stag, uint64_t tagged_offset,
+std::span<const uint8_t> ReferenceTargetConnection::PeekMemory(uint32_t stag, uint64_t tagged_offset,
                                                             std::size_t length) const {
   if (!endpoint_) return {};
   return endpoint_->PeekRegion(stag, tagged_offset, length);
 }
 
-std::string ReferenceTargetSession::log_line() const {
+std::string ReferenceTargetConnection::log_line() const {
   std::string s = "conn " + std::to_string(serial_);
   if (initiator_) s += " initiator";
   if (request_) s += " rev " + std::to_string(request_->revision);
@@ -673,7 +673,7 @@ std::string ReferenceTargetSession::log_line() const {
   s += ": " + std::to_string(octets_in_) + " octets in (" + std::to_string(fpdus_in_) +
        " FPDUs), " + std::to_string(octets_out_) + " out (" + std::to_string(fpdus_out_) +
        " FPDUs), " + std::to_string(events_sent_) + " events; ";
-  s += phase_ == SessionPhase::kClosed ? CloseReasonName(close_reason_) : SessionPhaseName(phase_);
+  s += phase_ == ConnectionPhase::kClosed ? CloseReasonName(close_reason_) : ConnectionPhaseName(phase_);
   if (outcome_ && (outcome_->flags & wire::kOutcomeCodeKnown)) {
     char code[24];
     std::snprintf(code, sizeof code, " %u/%u/0x%02x", outcome_->layer, outcome_->error_type,
