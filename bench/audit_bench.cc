@@ -40,10 +40,10 @@
 #include <vector>
 
 #include "capture/capture_builder.h"
-#include "replay/audit.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
+#include "replay/audit.h"
 
 namespace rdmapct::replay {
 namespace {
@@ -82,8 +82,9 @@ class PcapStream {
     seq_[from] += static_cast<uint32_t>(payload.size());
     const wire::Bytes frame = capture::BuildTcpFrame(DLT_EN10MB, s);
     ++usec_;
-    const uint32_t rec[4] = {static_cast<uint32_t>(1767225600 + usec_ / 1000000), static_cast<uint32_t>(usec_ % 1000000),
-                             static_cast<uint32_t>(frame.size()), static_cast<uint32_t>(frame.size())};
+    const uint32_t rec[4] = {static_cast<uint32_t>(1767225600 + usec_ / 1000000),
+                             static_cast<uint32_t>(usec_ % 1000000), static_cast<uint32_t>(frame.size()),
+                             static_cast<uint32_t>(frame.size())};
     std::fwrite(rec, sizeof rec, 1, f_);
     std::fwrite(frame.data(), 1, frame.size(), f_);
   }
@@ -112,8 +113,10 @@ bool WriteBenchCapture(const std::string& path, uint64_t payload_target) {
     if (n % 128 == 63) {
       fpdu = wire::EncodeFpdu(wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSend, send_msn++, data)));
     } else if (n % 128 == 127) {
-      const wire::ReadRequestHeader rr{.sink_stag = 0x0000AA01, .sink_tagged_offset = to,
-                                       .read_message_size = 1420, .source_stag = 0x0000BB01,
+      const wire::ReadRequestHeader rr{.sink_stag = 0x0000AA01,
+                                       .sink_tagged_offset = to,
+                                       .read_message_size = 1420,
+                                       .source_stag = 0x0000BB01,
                                        .source_tagged_offset = 0};
       out.Segment(0, wire::EncodeFpdu(wire::EncodeSegment(wire::MakeReadRequest(read_msn++, rr))));
       fpdu = wire::EncodeFpdu(wire::EncodeSegment(wire::MakeReadResponse(0x0000AA01, to, data)));
@@ -168,25 +171,25 @@ void BM_AuditCapture(benchmark::State& state) {
   for (auto _ : state) {
     const AuditReport r = AuditCaptureFile(*path, options);
     if (!r.findings.empty() || r.connections.size() != 1 || !r.read.error.empty()) {
-      state.SkipWithError(("the audit is not clean: " + (r.findings.empty() ? r.read.error : r.findings[0].detail))
-                              .c_str());
+      state.SkipWithError(
+          ("the audit is not clean: " + (r.findings.empty() ? r.read.error : r.findings[0].detail)).c_str());
       return;
     }
     segments = r.segments;
     held = std::max(held, r.peak_buffered_octets + r.peak_waiting_octets);
-    benchmark::ClobberMemory();   // (DoNotOptimize(segments) here left segments 0 with this GCC)
+    benchmark::ClobberMemory();  // (DoNotOptimize(segments) here left segments 0 with this GCC)
   }
-  const double elapsed_ns =
-      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  state.counters["peak_RSS_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024;   // ru_maxrss: KiB on Linux
+  state.counters["peak_RSS_MiB"] = static_cast<double>(usage.ru_maxrss) / 1024;  // ru_maxrss: KiB on Linux
   state.counters["held_MiB"] = static_cast<double>(held) / (1 << 20);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * size));
   state.counters["capture_MiB"] = static_cast<double>(size) / (1 << 20);
   // Wall time per ULPDU of the whole audit (reading, reassembly, decoding,
   // both models), to set beside BM_DecodePipeline's per-FPDU cost.
-  state.counters["ns_per_ULPDU"] = segments == 0 ? 0.0 : elapsed_ns / static_cast<double>(segments * state.iterations());
+  state.counters["ns_per_ULPDU"] =
+      segments == 0 ? 0.0 : elapsed_ns / static_cast<double>(segments * state.iterations());
 }
 BENCHMARK(BM_AuditCapture)->Unit(benchmark::kMillisecond)->Iterations(2)->UseRealTime();
 

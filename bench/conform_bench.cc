@@ -7,7 +7,7 @@
 // fault_detection_test.cc).
 //
 // The case files are read from the source tree (conformance/cases) once,
-// outside the timed loop: the figures are the runner, the session, the
+// outside the timed loop: the figures are the runner, the case driver, the
 // matchers and the reference target, not protobuf text parsing.
 #include <benchmark/benchmark.h>
 
@@ -63,9 +63,8 @@ long RunOnce(wire::Profile p, const std::vector<const conformance::LoadedCase*>&
 void Report(benchmark::State& state, long cases_per_iteration) {
   state.SetItemsProcessed(state.iterations() * cases_per_iteration);
   state.counters["cases"] = static_cast<double>(cases_per_iteration);
-  state.counters["s_per_suite"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate |
-                                                                      benchmark::Counter::kInvert);
+  state.counters["s_per_suite"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_Suite(benchmark::State& state, wire::Profile p, int jobs, std::vector<model::Fault> fault_list) {
@@ -113,10 +112,18 @@ void BM_FaultMatrix(benchmark::State& state) {
   Report(state, n);
 }
 
-BENCHMARK_CAPTURE(BM_Suite, rfc5040_jobs1, wire::Profile::kRfc5040, 1, {})->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Suite, rfc5040_jobs2, wire::Profile::kRfc5040, 2, {})->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Suite, rfc7306_jobs1, wire::Profile::kRfc7306, 1, {})->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Suite, rfc7306_jobs2, wire::Profile::kRfc7306, 2, {})->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Suite, rfc5040_jobs1, wire::Profile::kRfc5040, 1, {})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Suite, rfc5040_jobs2, wire::Profile::kRfc5040, 2, {})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Suite, rfc7306_jobs1, wire::Profile::kRfc7306, 1, {})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Suite, rfc7306_jobs2, wire::Profile::kRfc7306, 2, {})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Suite, commit_jobs1, wire::Profile::kCommit, 1, {})->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Suite, commit_jobs2, wire::Profile::kCommit, 2, {})->UseRealTime()->Unit(benchmark::kMillisecond);
 // A fault whose cases time out instead of closing (the slowest path in-process).

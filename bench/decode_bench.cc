@@ -35,12 +35,13 @@ std::size_t DecodeStreamSize() {
 constexpr std::size_t kMessageSize = 4096;
 
 // Appends one message, segmented at `mulpdu`, as FPDUs (with Markers if `ins`).
-void AppendMessage(Bytes& wire, MarkerInserter* ins, const DdpSegmentHeader& first, ByteSpan body,
-                   std::size_t mulpdu) {
+void AppendMessage(Bytes& wire, MarkerInserter* ins, const DdpSegmentHeader& first, ByteSpan body, std::size_t mulpdu) {
   auto planned = SegmentDdpMessage(first, body, mulpdu);
   for (const Bytes& seg : EncodeDdpSegments(*planned)) {
-    if (ins != nullptr) ins->AppendUlpdu(wire, seg);
-    else AppendFpdu(wire, seg);
+    if (ins != nullptr)
+      ins->AppendUlpdu(wire, seg);
+    else
+      AppendFpdu(wire, seg);
   }
 }
 
@@ -65,8 +66,10 @@ Bytes BuildStream(bool markers, std::size_t emss) {
     } else {
       const RdmapSegment rr = MakeReadRequest(read_msn++, {0x2000, to, kMessageSize, 0x3000, to});
       const Bytes seg = EncodeSegment(rr);
-      if (markers) ins.AppendUlpdu(wire, seg);
-      else AppendFpdu(wire, seg);
+      if (markers)
+        ins.AppendUlpdu(wire, seg);
+      else
+        AppendFpdu(wire, seg);
     }
   }
   return wire;
@@ -99,8 +102,10 @@ struct CountingSink : StreamDecodeSink {
 void BM_DecodePipeline(benchmark::State& state) {
   const bool markers = state.range(0) != 0;
   const Bytes& wire = DecodeStream(markers, static_cast<std::size_t>(state.range(1)));
-  const StreamDecodeOptions options{.profile = Profile::kCommit, .crc_enabled = true,
-                                    .markers_enabled = markers, .handshake = HandshakeMode::kAbsent};
+  const StreamDecodeOptions options{.profile = Profile::kCommit,
+                                    .crc_enabled = true,
+                                    .markers_enabled = markers,
+                                    .handshake = HandshakeMode::kAbsent};
   CountingSink sink;
   for (auto _ : state) {
     sink = CountingSink{};

@@ -86,7 +86,17 @@ void BM_LiveFuzz(benchmark::State& state, bool fence) {
   state.counters["settled_per_session"] = sessions ? static_cast<double>(settled) / sessions : 0;
 }
 
-BENCHMARK_CAPTURE(BM_LiveFuzz, fence, true)->ArgName("jobs")->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_LiveFuzz, settle30, false)->ArgName("jobs")->Arg(1)->Iterations(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LiveFuzz, fence, true)
+    ->ArgName("jobs")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_LiveFuzz, settle30, false)
+    ->ArgName("jobs")
+    ->Arg(1)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -76,8 +76,7 @@ std::unique_ptr<model::RdmapEndpoint> Fresh(wire::Profile profile, bool receives
 
 // Feeds the stream batch by batch; each batch runs on a fresh endpoint
 // (MSNs restart at 1), built while the timer is paused.
-void RunModel(benchmark::State& state, const Stream& stream, wire::Profile profile,
-              bool receives) {
+void RunModel(benchmark::State& state, const Stream& stream, wire::Profile profile, bool receives) {
   model::Reactions out;
   std::size_t segments_out = 0;
   for (auto _ : state) {

@@ -70,8 +70,8 @@ void BM_ServeSuite(benchmark::State& state, wire::Profile p, int jobs) {
     const conformance::RunResult run = conformance::RunCases(cases, options, *connector);
     if (run.aborted || run.counts.fail + run.counts.error > 0) {
       error = run.aborted ? "run aborted: " + run.abort_reason
-                          : "the clean reference target failed " +
-                                std::to_string(run.counts.fail + run.counts.error) + " case(s) over TCP";
+                          : "the clean reference target failed " + std::to_string(run.counts.fail + run.counts.error) +
+                                " case(s) over TCP";
       state.SkipWithError(error.c_str());
       return;
     }
@@ -79,14 +79,22 @@ void BM_ServeSuite(benchmark::State& state, wire::Profile p, int jobs) {
   }
   state.SetItemsProcessed(state.iterations() * n);
   state.counters["cases"] = static_cast<double>(n);
-  state.counters["s_per_suite"] = benchmark::Counter(
-      static_cast<double>(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["s_per_suite"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK_CAPTURE(BM_ServeSuite, rfc5040_jobs1, wire::Profile::kRfc5040, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ServeSuite, rfc5040_jobs2, wire::Profile::kRfc5040, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ServeSuite, rfc7306_jobs1, wire::Profile::kRfc7306, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_ServeSuite, rfc7306_jobs2, wire::Profile::kRfc7306, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeSuite, rfc5040_jobs1, wire::Profile::kRfc5040, 1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeSuite, rfc5040_jobs2, wire::Profile::kRfc5040, 2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeSuite, rfc7306_jobs1, wire::Profile::kRfc7306, 1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_ServeSuite, rfc7306_jobs2, wire::Profile::kRfc7306, 2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ServeSuite, commit_jobs1, wire::Profile::kCommit, 1)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_ServeSuite, commit_jobs2, wire::Profile::kCommit, 2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
@@ -136,8 +144,8 @@ void BM_ServeLoad(benchmark::State& state, targets::LoadOp op, bool crc) {
 [[maybe_unused]] const bool kLoadRegistered = [] {
   for (targets::LoadOp op : {targets::LoadOp::kWrite, targets::LoadOp::kSend}) {
     for (bool crc : {true, false}) {
-      const std::string name = std::string("BM_ServeLoad/") + targets::LoadOpName(op) + "4k/crc_" +
-                               (crc ? "on" : "off");
+      const std::string name =
+          std::string("BM_ServeLoad/") + targets::LoadOpName(op) + "4k/crc_" + (crc ? "on" : "off");
       benchmark::RegisterBenchmark(name.c_str(), BM_ServeLoad, op, crc)
           ->ArgName("connections")
           ->Arg(1)

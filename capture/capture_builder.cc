@@ -41,7 +41,7 @@ Bytes TcpHeaderAndPayload(const FrameSpec& s) {
   w.Put8(5 << 4);
   w.Put8(s.flags);
   w.Put16(s.window);
-  w.Put16(0);   // checksum, below
+  w.Put16(0);  // checksum, below
   w.Put16(0);
   w.PutBytes(s.payload);
   return t;
@@ -54,7 +54,8 @@ Bytes IpPacket(const FrameSpec& s) {
   // Pseudo-header: addresses, then protocol and TCP length.
   Bytes pseudo(s.source.address.octets.begin(), s.source.address.octets.begin() + addr);
   pseudo.insert(pseudo.end(), s.destination.address.octets.begin(), s.destination.address.octets.begin() + addr);
-  pseudo.insert(pseudo.end(), {0, 0, static_cast<uint8_t>(tcp.size() >> 8), static_cast<uint8_t>(tcp.size()), 0, 0, 0, 6});
+  pseudo.insert(pseudo.end(),
+                {0, 0, static_cast<uint8_t>(tcp.size() >> 8), static_cast<uint8_t>(tcp.size()), 0, 0, 0, 6});
   wire::StoreBe16(&tcp[16], Checksum(Sum(tcp, Sum(pseudo, 0))));
   Bytes ip;
   ByteWriter w(ip);
@@ -76,7 +77,7 @@ Bytes IpPacket(const FrameSpec& s) {
     const std::size_t ext = s.ip_options ? 16 : 0;
     w.Put32(0x60000000);
     w.Put16(static_cast<uint16_t>(ext + tcp.size()));
-    w.Put8(s.ip_options ? 0 : 6);   // Hop-by-Hop first when there are extension headers
+    w.Put8(s.ip_options ? 0 : 6);  // Hop-by-Hop first when there are extension headers
     w.Put8(64);
     w.PutBytes(s.source.address.octets);
     w.PutBytes(s.destination.address.octets);
@@ -114,7 +115,7 @@ Bytes BuildTcpFrame(int link_type, const FrameSpec& s) {
       // With tags the first EtherType slot holds TPID 0x8100 (PutTags).
       PutTags(w, s, ethertype);
       break;
-    case DLT_LINUX_SLL:   // packet type 4 (sent by us), ARPHRD_ETHER, 6-octet address
+    case DLT_LINUX_SLL:  // packet type 4 (sent by us), ARPHRD_ETHER, 6-octet address
       w.Put16(4);
       w.Put16(1);
       w.Put16(6);
@@ -123,10 +124,10 @@ Bytes BuildTcpFrame(int link_type, const FrameSpec& s) {
       break;
     case kDltLinuxSll2:
       w.Put16(s.vlan_ids.empty() ? ethertype : 0x8100);
-      w.Put16(0);     // reserved
-      w.Put32(2);     // interface index
-      w.Put16(1);     // ARPHRD_ETHER
-      w.Put8(4);      // outgoing
+      w.Put16(0);  // reserved
+      w.Put32(2);  // interface index
+      w.Put16(1);  // ARPHRD_ETHER
+      w.Put8(4);   // outgoing
       w.Put8(6);
       w.PutBytes(std::array<uint8_t, 8>{0x02, 0, 0, 0, 0, 1, 0, 0});
       for (std::size_t k = 0; k < s.vlan_ids.size(); ++k) {
@@ -135,14 +136,16 @@ Bytes BuildTcpFrame(int link_type, const FrameSpec& s) {
       }
       break;
     case DLT_NULL:
-      if (s.host_order_loopback) PutLe32(f, v6 ? 30 : 2);
-      else w.Put32(v6 ? 30 : 2);
+      if (s.host_order_loopback)
+        PutLe32(f, v6 ? 30 : 2);
+      else
+        w.Put32(v6 ? 30 : 2);
       break;
     case DLT_LOOP:
       w.Put32(v6 ? 24 : 2);
       break;
     default:
-      break;   // raw IP
+      break;  // raw IP
   }
   f.insert(f.end(), ip.begin(), ip.end());
   return f;
@@ -153,8 +156,8 @@ Bytes BuildPcapFile(int link_type, const std::vector<CaptureRecord>& records, ui
   PutLe32(b, nanosecond ? 0xa1b23c4d : 0xa1b2c3d4);
   PutLe16(b, 2);
   PutLe16(b, 4);
-  PutLe32(b, 0);   // thiszone
-  PutLe32(b, 0);   // sigfigs
+  PutLe32(b, 0);  // thiszone
+  PutLe32(b, 0);  // sigfigs
   PutLe32(b, snaplen);
   PutLe32(b, static_cast<uint32_t>(link_type));
   for (const CaptureRecord& r : records) {
@@ -178,25 +181,25 @@ Bytes BuildPcapngFile(int link_type, const std::vector<CaptureRecord>& records, 
     PutLe32(b, total);
   };
   Bytes shb;
-  PutLe32(shb, 0x1A2B3C4D);   // byte-order magic
+  PutLe32(shb, 0x1A2B3C4D);  // byte-order magic
   PutLe16(shb, 1);
   PutLe16(shb, 0);
-  PutLe32(shb, 0xFFFFFFFF);   // section length unknown
+  PutLe32(shb, 0xFFFFFFFF);  // section length unknown
   PutLe32(shb, 0xFFFFFFFF);
   block(0x0A0D0D0A, shb);
   Bytes idb;
   PutLe16(idb, static_cast<uint16_t>(link_type));
   PutLe16(idb, 0);
   PutLe32(idb, snaplen);
-  PutLe16(idb, 9);   // if_tsresol: 10^-9 s
+  PutLe16(idb, 9);  // if_tsresol: 10^-9 s
   PutLe16(idb, 1);
   idb.insert(idb.end(), {9, 0, 0, 0});
-  PutLe32(idb, 0);   // opt_endofopt
+  PutLe32(idb, 0);  // opt_endofopt
   block(0x00000001, idb);
   for (const CaptureRecord& r : records) {
     Bytes epb;
     const uint64_t ts = static_cast<uint64_t>(r.time_ns);
-    PutLe32(epb, 0);   // interface 0
+    PutLe32(epb, 0);  // interface 0
     PutLe32(epb, static_cast<uint32_t>(ts >> 32));
     PutLe32(epb, static_cast<uint32_t>(ts));
     PutLe32(epb, static_cast<uint32_t>(r.data.size()));

@@ -17,7 +17,7 @@
 namespace rdmapct::capture {
 
 struct FrameSpec {
-  Endpoint source, destination;   // address.version 4 or 6 decides the IP version
+  Endpoint source, destination;  // address.version 4 or 6 decides the IP version
   uint32_t seq = 0, ack = 0;
   uint8_t flags = kTcpAck;
   uint16_t window = 65535;
@@ -35,8 +35,8 @@ wire::Bytes BuildTcpFrame(int link_type, const FrameSpec& spec);
 
 struct CaptureRecord {
   int64_t time_ns = 0;
-  wire::Bytes data;                // as captured
-  uint32_t original_length = 0;    // on the wire; 0: data.size()
+  wire::Bytes data;              // as captured
+  uint32_t original_length = 0;  // on the wire; 0: data.size()
 };
 
 // A classic pcap file (magic 0xa1b2c3d4 or, nanosecond, 0xa1b23c4d; little-endian).

@@ -52,8 +52,15 @@ class DirectionDecoder : public wire::StreamDecodeSink {
  public:
   DirectionDecoder(const ReassembledConnection& c, int d, ConnectionFraming& cf, const CaptureDecodeOptions& options,
                    std::vector<Record>& records, std::vector<CaptureIssue>& issues, CaptureDecodeSink& sink)
-      : c_(c), d_(d), ds_(c.directions[d]), cf_(cf), f_(cf.directions[d]), options_(options), records_(records),
-        issues_(issues), sink_(sink) {}
+      : c_(c),
+        d_(d),
+        ds_(c.directions[d]),
+        cf_(cf),
+        f_(cf.directions[d]),
+        options_(options),
+        records_(records),
+        issues_(issues),
+        sink_(sink) {}
 
   void Run() {
     for (std::size_t i = 0; i < ds_.pieces.size(); ++i) DecodePiece(i);
@@ -74,7 +81,7 @@ class DirectionDecoder : public wire::StreamDecodeSink {
     Add(options_.describe ? wire::DescribeSegment(s, options_.profile) : Field{}, offset, length);
   }
   void OnError(const wire::StreamError& e) override {
-    if (e.error.kind == wire::DecodeErrorKind::kTruncated) return;   // the caller looks at the summary
+    if (e.error.kind == wire::DecodeErrorKind::kTruncated) return;  // the caller looks at the summary
     Unit(CapturedUnit::Kind::kError, e.error.offset, 0, {}, nullptr, e.error);
     CaptureIssue issue = Issue(IssueSeverity::kError, wire::DescribeStreamError(e.error), ds_.FrameAt(e.error.offset));
     issue.error = e.error;
@@ -98,7 +105,8 @@ class DirectionDecoder : public wire::StreamDecodeSink {
     u.last_capture_frame = length == 0 ? u.capture_frame : ds_.FrameAt(offset + length - 1);
     u.octets = octets;
     const wire::Bytes& stream = ds_.pieces[piece_].octets;
-    u.stable = !octets.empty() && octets.data() >= stream.data() && octets.data() + octets.size() <= stream.data() + stream.size();
+    u.stable = !octets.empty() && octets.data() >= stream.data() &&
+               octets.data() + octets.size() <= stream.data() + stream.size();
     u.segment = s;
     u.error = error;
     sink_.OnUnit(u);
@@ -132,8 +140,8 @@ class DirectionDecoder : public wire::StreamDecodeSink {
   std::vector<Record>& records_;
   std::vector<CaptureIssue>& issues_;
   CaptureDecodeSink& sink_;
-  std::size_t piece_ = 0;       // the piece being decoded
-  std::size_t call_base_ = 0;   // records_.size() when the current DecodeMpaStream began
+  std::size_t piece_ = 0;      // the piece being decoded
+  std::size_t call_base_ = 0;  // records_.size() when the current DecodeMpaStream began
   uint64_t frames_ = 0;
   std::optional<CaptureIssue> unsynced_;
 };
@@ -152,7 +160,7 @@ void DirectionDecoder::DecodePiece(std::size_t i) {
     o.crc_enabled = f_.crc;
     o.markers_enabled = f_.markers;
     o.handshake = !sync ? wire::HandshakeMode::kPresent : wire::HandshakeMode::kAbsent;
-    o.continue_after_errors = false;   // after an error the framing is found again (Resync)
+    o.continue_after_errors = false;  // after an error the framing is found again (Resync)
     o.stream_offset = p.offset + pos;
     if (f_.markers && f_.seq_start) o.first_position = static_cast<uint32_t>(o.stream_offset - *f_.seq_start);
     call_base_ = records_.size();
@@ -164,8 +172,8 @@ void DirectionDecoder::DecodePiece(std::size_t i) {
     }
     // Go on after the frame in error when it was delivered (its length is
     // known), else right after the error's offset.
-    const uint64_t resume = records_.size() > call_base_ ? records_.back().offset + records_.back().length
-                                                         : sum.fatal->offset + 1;
+    const uint64_t resume =
+        records_.size() > call_base_ ? records_.back().offset + records_.back().length : sum.fatal->offset + 1;
     pos = static_cast<std::size_t>(std::max<uint64_t>(resume, p.offset + pos + 1) - p.offset);
     sync = true;
     after_error = true;
@@ -180,15 +188,16 @@ bool DirectionDecoder::Resync(std::size_t i, std::size_t& pos, bool after_error)
   const std::optional<std::size_t> at = FindFpduBoundary(p, pos, f_, options_.profile);
   if (!at) {
     CaptureIssue w = Issue(IssueSeverity::kWarning, ResyncFailedText(f_, from, p.end()), ds_.FrameAt(from));
-    if (!cf_.iwarp) unsynced_ = std::move(w);
-    else issues_.push_back(std::move(w));
+    if (!cf_.iwarp)
+      unsynced_ = std::move(w);
+    else
+      issues_.push_back(std::move(w));
     pos = p.octets.size();
     return false;
   }
   const uint64_t to = p.offset + *at;
   AdoptFoundFraming(cf_, f_, to);
-  const std::string what =
-      ResyncFoundText({from, to, ds_.FrameAt(to), after_error, i == 0, ds_.syn, f_.crc, p.offset});
+  const std::string what = ResyncFoundText({from, to, ds_.FrameAt(to), after_error, i == 0, ds_.syn, f_.crc, p.offset});
   if (!what.empty()) issues_.push_back(Issue(IssueSeverity::kWarning, what, ds_.FrameAt(to)));
   pos = *at;
   return true;
@@ -196,8 +205,8 @@ bool DirectionDecoder::Resync(std::size_t i, std::size_t& pos, bool after_error)
 
 // The stream of piece i ends inside a frame.
 void DirectionDecoder::Truncated(std::size_t i, const wire::DecodeError& e) {
-  const bool gap_follows = i + 1 < ds_.pieces.size() ||
-                           (!ds_.gaps.empty() && ds_.gaps.back().offset == ds_.pieces[i].end());
+  const bool gap_follows =
+      i + 1 < ds_.pieces.size() || (!ds_.gaps.empty() && ds_.gaps.back().offset == ds_.pieces[i].end());
   TruncatedText t = DescribeTruncated(ds_, e, ds_.FrameAt(e.offset), gap_follows);
   CaptureIssue issue = Issue(t.severity, t.message, ds_.FrameAt(e.offset));
   if (t.severity == IssueSeverity::kError) issue.error = e;
@@ -260,21 +269,23 @@ Field DescribeDirection(const ReassembledConnection& c, const ConnectionFraming&
   n.Add(Node("Stream Octets", std::to_string(ds.octets_out), ds.octets_out));
   uint64_t missing = 0;
   for (const StreamGap& g : ds.gaps) missing += g.length;
-  n.Add(Node("Gaps", std::to_string(ds.gaps.size()) + (ds.gaps.empty() ? "" : " (" + Octets(missing) + " not captured)"),
+  n.Add(Node("Gaps",
+             std::to_string(ds.gaps.size()) + (ds.gaps.empty() ? "" : " (" + Octets(missing) + " not captured)"),
              ds.gaps.size()));
   n.Add(Node("MPA Frames", std::to_string(frames), frames));
   return n;
 }
 
-Field DescribeConnection(const ReassembledConnection& c, const ConnectionFraming& cf, const std::array<uint64_t, 2>& frames) {
+Field DescribeConnection(const ReassembledConnection& c, const ConnectionFraming& cf,
+                         const std::array<uint64_t, 2>& frames) {
   std::string kind = "not iWARP";
   if (cf.iwarp) {
     const StartupFrameSeen* s = cf.startup[0].frame ? &cf.startup[0] : cf.startup[1].frame ? &cf.startup[1] : nullptr;
     kind = s != nullptr ? "iWARP, MPA Rev " + std::to_string(s->frame->revision) : "iWARP";
   }
-  Field n = Node("Connection " + std::to_string(c.index),
-                 c.client.ToString() + " -> " + c.server.ToString() + ", capture frames " +
-                     std::to_string(c.first_frame) + "-" + std::to_string(c.last_frame) + ", " + kind);
+  Field n = Node("Connection " + std::to_string(c.index), c.client.ToString() + " -> " + c.server.ToString() +
+                                                              ", capture frames " + std::to_string(c.first_frame) +
+                                                              "-" + std::to_string(c.last_frame) + ", " + kind);
   const bool syn = c.directions[0].syn;
   n.Add(Node("Client", c.client.ToString() + (syn ? " (sent the SYN)" : " (sent the first segment captured)")));
   n.Add(Node("Server", c.server.ToString()));
@@ -291,8 +302,10 @@ Field DescribeConnection(const ReassembledConnection& c, const ConnectionFraming
 }
 
 void Emit(CaptureDecodeSink& sink, CaptureIssue issue, CaptureDecodeSummary& summary) {
-  if (issue.severity == IssueSeverity::kError) ++summary.errors;
-  else ++summary.warnings;
+  if (issue.severity == IssueSeverity::kError)
+    ++summary.errors;
+  else
+    ++summary.warnings;
   sink.OnIssue(issue);
 }
 
@@ -397,12 +410,15 @@ CaptureDecodeSummary DecodeCaptureFile(const std::string& path, const CaptureDec
   CaptureDecodeSummary summary;
   TcpReassembler reassembler(options.reassembly);
   const auto stopped = [&] { return options.stop && options.stop->load() > 0; };
-  const bool whole = ReadCaptureFile(path, [&](const TcpSegment& s) {
-    if (!stopped()) reassembler.Add(s);
-  }, summary.read);
+  const bool whole = ReadCaptureFile(
+      path,
+      [&](const TcpSegment& s) {
+        if (!stopped()) reassembler.Add(s);
+      },
+      summary.read);
   summary.interrupted = stopped();
   if (!summary.read.opened || summary.read.link_type < 0 || !SupportedLinkType(summary.read.link_type)) {
-    return summary;   // nothing usable: the caller reports read.error
+    return summary;  // nothing usable: the caller reports read.error
   }
   reassembler.Finish();
   for (const CaptureWarning& w : summary.read.warnings) {
@@ -417,7 +433,7 @@ CaptureDecodeSummary DecodeCaptureFile(const std::string& path, const CaptureDec
     Emit(sink, std::move(i), summary);
   }
   DecodeConnections(reassembler, options, sink, summary);
-  if (!whole) ++summary.errors;   // cut short: read.error, reported by the caller after the frames
+  if (!whole) ++summary.errors;  // cut short: read.error, reported by the caller after the frames
   return summary;
 }
 

@@ -32,7 +32,7 @@ namespace rdmapct::capture {
 
 struct CaptureDecodeOptions {
   wire::Profile profile = wire::Profile::kCommit;
-  std::optional<std::size_t> connection;   // decode and report only this connection
+  std::optional<std::size_t> connection;  // decode and report only this connection
   ReassemblyOptions reassembly;
   // false: no field trees are built (CaptureFrame::tree and the connection
   // tree stay empty), for callers that only want OnUnit (an audit).
@@ -47,22 +47,22 @@ enum class IssueSeverity : uint8_t { kWarning, kError };
 
 struct CaptureIssue {
   IssueSeverity severity = IssueSeverity::kWarning;
-  std::string message;                    // one line, without "warning: " / "error: "
-  std::optional<std::size_t> connection;  // the connection concerned
-  int direction = -1;                     // 0 client -> server, 1 server -> client, -1 none
-  uint64_t capture_frame = 0;             // 0: none
-  uint64_t frame = 0;                     // the decoded frame ("Frame N") it belongs to, 0: none
-  std::optional<wire::DecodeError> error; // a decoding error (offset: stream offset)
+  std::string message;                     // one line, without "warning: " / "error: "
+  std::optional<std::size_t> connection;   // the connection concerned
+  int direction = -1;                      // 0 client -> server, 1 server -> client, -1 none
+  uint64_t capture_frame = 0;              // 0: none
+  uint64_t frame = 0;                      // the decoded frame ("Frame N") it belongs to, 0: none
+  std::optional<wire::DecodeError> error;  // a decoding error (offset: stream offset)
 };
 
 // One decoded MPA frame (startup frame or FPDU).
 struct CaptureFrame {
-  uint64_t number = 0;          // 1, 2, ... in output order
+  uint64_t number = 0;  // 1, 2, ... in output order
   std::size_t connection = 0;
-  int direction = 0;            // 0 client -> server, 1 server -> client
-  std::string direction_name;   // "Initiator -> Responder", or "client -> server" without a handshake
-  uint64_t capture_frame = 0;   // where its first octet was captured
-  uint64_t offset = 0;          // stream offset of its first octet
+  int direction = 0;           // 0 client -> server, 1 server -> client
+  std::string direction_name;  // "Initiator -> Responder", or "client -> server" without a handshake
+  uint64_t capture_frame = 0;  // where its first octet was captured
+  uint64_t offset = 0;         // stream offset of its first octet
   // wire::DescribeStartupFrame / DescribeSegment's tree, named "Frame
   // <number>", with a first child "Capture" (frame, connection, addresses,
   // direction).
@@ -72,7 +72,7 @@ struct CaptureFrame {
 struct ConnectionDecode {
   const ReassembledConnection* connection = nullptr;
   const ConnectionFraming* framing = nullptr;
-  std::array<uint64_t, 2> frames{};   // decoded per direction
+  std::array<uint64_t, 2> frames{};  // decoded per direction
   // "Connection N": addresses, roles, MPA revision and framing per direction,
   // octets, gaps and frames per direction.
   wire::Field tree;
@@ -85,11 +85,11 @@ struct CapturedUnit {
   enum class Kind : uint8_t { kStartupFrame, kSegment, kError };
   Kind kind = Kind::kSegment;
   std::size_t connection = 0;
-  int direction = 0;             // 0 client -> server, 1 server -> client
-  uint64_t offset = 0;           // stream offset of the first octet (kError: of the error)
-  uint64_t length = 0;           // octets on the wire (FPDU or startup frame)
-  uint64_t capture_frame = 0;    // frame of the first octet
-  uint64_t last_capture_frame = 0;   // frame of the last octet: when the receiver had all of it
+  int direction = 0;                // 0 client -> server, 1 server -> client
+  uint64_t offset = 0;              // stream offset of the first octet (kError: of the error)
+  uint64_t length = 0;              // octets on the wire (FPDU or startup frame)
+  uint64_t capture_frame = 0;       // frame of the first octet
+  uint64_t last_capture_frame = 0;  // frame of the last octet: when the receiver had all of it
   // kStartupFrame: the frame; kSegment: the ULPDU (DDP header + payload,
   // Markers removed). Valid during the call only.
   wire::ByteSpan octets;
@@ -97,8 +97,8 @@ struct CapturedUnit {
   // removed), so they stay valid until DecodeCaptureFile / DecodeConnections
   // returns. Always false from the streaming decoder (capture_stream.h).
   bool stable = false;
-  const wire::DecodedSegment* segment = nullptr;   // kSegment
-  std::optional<wire::DecodeError> error;          // kError (offset: stream offset)
+  const wire::DecodedSegment* segment = nullptr;  // kSegment
+  std::optional<wire::DecodeError> error;         // kError (offset: stream offset)
 };
 
 // Receives the results in output order: the capture's warnings, then per
@@ -117,14 +117,14 @@ class CaptureDecodeSink {
 };
 
 struct CaptureDecodeSummary {
-  CaptureReadSummary read;        // read.opened false: nothing could be read (read.error says why)
-  std::size_t connections = 0;    // TCP connections in the capture
+  CaptureReadSummary read;      // read.opened false: nothing could be read (read.error says why)
+  std::size_t connections = 0;  // TCP connections in the capture
   std::size_t iwarp_connections = 0;
-  bool connection_missing = false;   // options.connection names no connection
-  uint64_t frames = 0;            // frames reported
+  bool connection_missing = false;  // options.connection names no connection
+  uint64_t frames = 0;              // frames reported
   uint64_t warnings = 0;
-  uint64_t errors = 0;            // decoding errors (and a cut-short file)
-  bool interrupted = false;       // options.stop was set: what was reported is partial
+  uint64_t errors = 0;       // decoding errors (and a cut-short file)
+  bool interrupted = false;  // options.stop was set: what was reported is partial
   // Streaming (StreamCaptureFile): the most octets held at once for
   // reassembly and decoding, all connections together.
   std::size_t peak_buffered_octets = 0;

@@ -21,15 +21,13 @@ constexpr std::size_t kSmallestUlpdu = 14;
 
 // DDP Control's DV and the RDMAP Control Field's RV are both 1 (RFC 5041
 // §4.2, RFC 5040 §4.3): the cheap test of a CRC-less candidate.
-bool PlausibleHeaders(ByteSpan ulpdu) {
-  return ulpdu.size() >= 2 && (ulpdu[0] & 0x03) == 1 && (ulpdu[1] >> 6) == 1;
-}
+bool PlausibleHeaders(ByteSpan ulpdu) { return ulpdu.size() >= 2 && (ulpdu[0] & 0x03) == 1 && (ulpdu[1] >> 6) == 1; }
 
 // How the FPDUs at the start of some octets look under one framing.
 struct Probe {
-  int good = 0;           // leading FPDUs that check
-  bool bad = false;       // the FPDU after them did not
-  bool clean_end = false; // the octets ended on an FPDU boundary
+  int good = 0;            // leading FPDUs that check
+  bool bad = false;        // the FPDU after them did not
+  bool clean_end = false;  // the octets ended on an FPDU boundary
 };
 
 class ProbeSink : public wire::StreamDecodeSink {
@@ -40,8 +38,10 @@ class ProbeSink : public wire::StreamDecodeSink {
     if (probe.bad || probe.good >= enough_) return;
     const bool ok = s.fpdu != nullptr && s.fpdu->crc_ok && s.fpdu->marker_ok &&
                     (crc_ || (s.rdmap.has_value() && PlausibleHeaders(s.ulpdu)));
-    if (ok) ++probe.good;
-    else probe.bad = true;
+    if (ok)
+      ++probe.good;
+    else
+      probe.bad = true;
   }
   void OnError(const wire::StreamError& e) override {
     if (e.error.kind != wire::DecodeErrorKind::kTruncated) probe.bad = true;
@@ -87,7 +87,7 @@ bool Accept(const Probe& p, bool crc) {
 void ProbeOpenFraming(const DirectionStream& ds, const StartupFrameSeen& own, bool crc_open, bool markers_open,
                       wire::Profile profile, DirectionFraming& f) {
   if (!crc_open && !markers_open) return;
-  if (ds.pieces.empty() || ds.pieces[0].offset != 0 || !own.frame) return;   // nothing to try on
+  if (ds.pieces.empty() || ds.pieces[0].offset != 0 || !own.frame) return;  // nothing to try on
   const ByteSpan rest = ByteSpan(ds.pieces[0].octets).subspan(own.length);
   if (rest.empty()) return;
   int best = -1;
@@ -123,7 +123,7 @@ void Negotiated(ConnectionFraming& cf, int init, wire::Profile profile, const Re
   const StartupFrameSeen& rep = cf.startup[resp];
   const bool have_req = req.frame && !req.is_reply;
   const bool have_rep = rep.frame && rep.is_reply;
-  DirectionFraming& to_resp = cf.directions[init];   // Initiator -> Responder
+  DirectionFraming& to_resp = cf.directions[init];  // Initiator -> Responder
   DirectionFraming& to_init = cf.directions[resp];
   to_resp.decided = to_init.decided = true;
   if (have_req && have_rep) {
@@ -161,10 +161,12 @@ constexpr std::size_t kMarkerScan = 1024;
 
 std::optional<std::size_t> FindMarkedFpduBoundary(const StreamPiece& piece, std::size_t from, std::size_t limit,
                                                   const DirectionFraming& f, wire::Profile profile) {
-  if (!f.seq_start) return std::nullopt;   // Markers cannot be placed
+  if (!f.seq_start) return std::nullopt;  // Markers cannot be placed
   const ByteSpan data = piece.octets;
   const uint64_t seq_start = *f.seq_start;
-  const auto marker_at = [&](uint64_t off) { return off >= seq_start && (off - seq_start) % wire::kMarkerInterval == 0; };
+  const auto marker_at = [&](uint64_t off) {
+    return off >= seq_start && (off - seq_start) % wire::kMarkerInterval == 0;
+  };
   const auto accept = [&](uint64_t start) {
     const std::size_t at = start - piece.offset;
     return Accept(ProbeFpdus(data.subspan(at), start, f.crc, true, seq_start, profile, f.crc ? 2 : 3), f.crc);
@@ -172,19 +174,20 @@ std::optional<std::size_t> FindMarkedFpduBoundary(const StreamPiece& piece, std:
   const uint64_t first = piece.offset + from;
   std::optional<uint64_t> found;
   uint64_t m = first <= seq_start ? seq_start
-                                  : seq_start + (first - seq_start + wire::kMarkerInterval - 1) / wire::kMarkerInterval *
-                                                    wire::kMarkerInterval;
+                                  : seq_start + (first - seq_start + wire::kMarkerInterval - 1) /
+                                                    wire::kMarkerInterval * wire::kMarkerInterval;
   for (; !found && m + wire::kMarkerSize <= piece.offset + limit; m += wire::kMarkerInterval) {
     const uint16_t ptr = wire::FpduPtrForCompare(wire::LoadMarker(&data[m - piece.offset]).fpduptr);
-    if (ptr > m - first) continue;   // the FPDU began before `from`
+    if (ptr > m - first) continue;  // the FPDU began before `from`
     uint64_t start = m - ptr;
     // A Marker right before ULPDU_Length belongs to the FPDU.
-    if (ptr != 0 && start >= first + wire::kMarkerSize && marker_at(start - wire::kMarkerSize)) start -= wire::kMarkerSize;
+    if (ptr != 0 && start >= first + wire::kMarkerSize && marker_at(start - wire::kMarkerSize))
+      start -= wire::kMarkerSize;
     if (accept(start)) found = start;
   }
   const uint64_t scan_end = std::min<uint64_t>(found.value_or(piece.offset + limit), first + kMarkerScan);
   for (uint64_t s = first; s < scan_end; ++s) {
-    const uint64_t header = marker_at(s) ? s + wire::kMarkerSize : s;   // a leading Marker
+    const uint64_t header = marker_at(s) ? s + wire::kMarkerSize : s;  // a leading Marker
     if (header + 4 > piece.end() || marker_at(header + 1) || marker_at(header + 2) || marker_at(header + 3)) continue;
     const uint8_t* h = &data[header - piece.offset];
     if (wire::LoadBe16(h) < kSmallestUlpdu || !PlausibleHeaders(ByteSpan(h + 2, 2))) continue;
@@ -244,7 +247,7 @@ std::optional<std::size_t> FindFpduBoundary(const StreamPiece& piece, std::size_
   if (from >= data.size()) return std::nullopt;
   const std::size_t limit = std::min(data.size(), from + kResyncWindow);
   if (f.markers) return FindMarkedFpduBoundary(piece, from, limit, f, profile);
-  if (!f.crc && !f.decided) return std::nullopt;   // nothing to check a guess against
+  if (!f.crc && !f.decided) return std::nullopt;  // nothing to check a guess against
   for (std::size_t o = from; o + wire::kFpduOverhead <= limit; ++o) {
     const std::size_t length = wire::LoadBe16(&data[o]);
     const std::size_t end = o + wire::FpduLength(length);
@@ -256,7 +259,8 @@ std::optional<std::size_t> FindFpduBoundary(const StreamPiece& piece, std::size_
       continue;
     }
     if (f.crc && !wire::DecodeFpdu(data.subspan(o), true).ok()) continue;
-    if (Accept(ProbeFpdus(data.subspan(o), piece.offset + o, f.crc, false, std::nullopt, profile, f.crc ? 2 : 3), f.crc)) {
+    if (Accept(ProbeFpdus(data.subspan(o), piece.offset + o, f.crc, false, std::nullopt, profile, f.crc ? 2 : 3),
+               f.crc)) {
       return o;
     }
   }

@@ -31,30 +31,30 @@ namespace rdmapct::capture {
 
 // The MPA Request or Reply Frame at the start of a direction's stream.
 struct StartupFrameSeen {
-  bool present = false;        // the stream starts with "MPA ID Re" (or a 9+ octet prefix of a key)
+  bool present = false;  // the stream starts with "MPA ID Re" (or a 9+ octet prefix of a key)
   bool is_reply = false;
-  std::optional<wire::MpaStartupFrame> frame;   // decoded (empty: `error`)
+  std::optional<wire::MpaStartupFrame> frame;  // decoded (empty: `error`)
   std::optional<wire::DecodeError> error;
-  uint64_t length = 0;         // octets of the frame (when decoded)
+  uint64_t length = 0;  // octets of the frame (when decoded)
 };
 
 struct DirectionFraming {
   bool crc = true;
   bool markers = false;
-  bool decided = false;        // false: no framing found; the direction is not decoded
-  std::string basis;           // why: "negotiated", "the Request's C bit; Markers found by trying", ...
+  bool decided = false;  // false: no framing found; the direction is not decoded
+  std::string basis;     // why: "negotiated", "the Request's C bit; Markers found by trying", ...
   // Stream offset of SeqStart (the octet after this direction's startup
   // frame): known only when that frame was captured. Markers need it.
   std::optional<uint64_t> seq_start;
 };
 
 struct ConnectionFraming {
-  bool iwarp = false;                 // a startup frame was seen, or FPDUs were found
-  std::optional<int> initiator;       // index of the direction the MPA Initiator sends
+  bool iwarp = false;            // a startup frame was seen, or FPDUs were found
+  std::optional<int> initiator;  // index of the direction the MPA Initiator sends
   std::array<StartupFrameSeen, 2> startup;
-  std::optional<wire::MpaNegotiation> negotiation;   // both frames decoded
+  std::optional<wire::MpaNegotiation> negotiation;  // both frames decoded
   std::array<DirectionFraming, 2> directions;
-  std::string note;                   // a warning about the handshake (empty: none)
+  std::string note;  // a warning about the handshake (empty: none)
 };
 
 // The startup frame at stream offset 0 of `d`, if any.

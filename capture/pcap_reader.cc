@@ -18,7 +18,7 @@ using wire::LoadBe32;
 // Link types named by their numbers as well as their macros: LINKTYPE_RAW
 // (101) is what the file holds; libpcap maps it to DLT_RAW, but both are accepted.
 constexpr int kLinktypeRaw = 101;
-constexpr int kDltIpv4 = 228, kDltIpv6 = 229;   // LINKTYPE_IPV4 / LINKTYPE_IPV6
+constexpr int kDltIpv4 = 228, kDltIpv6 = 229;  // LINKTYPE_IPV4 / LINKTYPE_IPV6
 constexpr int kDltLinuxSll2 = 276;
 
 constexpr uint16_t kEtherIpv4 = 0x0800, kEtherIpv6 = 0x86DD;
@@ -32,8 +32,8 @@ struct LinkResult {
   bool ok = false;
   uint16_t protocol = 0;  // kEtherIpv4 / kEtherIpv6 / other EtherType; 0: look at the IP version nibble
   std::size_t header = 0;
-  std::string problem;    // !ok: why
-  std::string skipped;    // ok but not IP: what it is
+  std::string problem;  // !ok: why
+  std::string skipped;  // ok but not IP: what it is
 };
 
 LinkResult Cut(const char* what, std::size_t need, std::size_t have) {
@@ -72,9 +72,12 @@ LinkResult BsdLoopback(ByteSpan d, bool network_order) {
   r.header = 4;
   // AF_INET is 2 everywhere; AF_INET6 is 10 (Linux), 24 (NetBSD, OpenBSD),
   // 28 (FreeBSD), 30 (macOS).
-  if (family == 2) r.protocol = kEtherIpv4;
-  else if (family == 10 || family == 24 || family == 28 || family == 30) r.protocol = kEtherIpv6;
-  else r.skipped = "address family " + std::to_string(family);
+  if (family == 2)
+    r.protocol = kEtherIpv4;
+  else if (family == 10 || family == 24 || family == 28 || family == 30)
+    r.protocol = kEtherIpv6;
+  else
+    r.skipped = "address family " + std::to_string(family);
   return r;
 }
 
@@ -82,9 +85,9 @@ LinkResult LinkLayer(int link_type, ByteSpan d) {
   switch (link_type) {
     case DLT_EN10MB:
       return TaggedEtherType(d, 12, 14, "Ethernet header");
-    case DLT_LINUX_SLL:   // packet type, ARPHRD, address length, 8 address octets, protocol
+    case DLT_LINUX_SLL:  // packet type, ARPHRD, address length, 8 address octets, protocol
       return TaggedEtherType(d, 14, 16, "Linux cooked (SLL) header");
-    case kDltLinuxSll2:   // protocol, reserved, interface, ARPHRD, packet type, address length, address
+    case kDltLinuxSll2:  // protocol, reserved, interface, ARPHRD, packet type, address length, address
       return TaggedEtherType(d, 0, 20, "Linux cooked v2 (SLL2) header");
     case DLT_RAW:
     case kLinktypeRaw:
@@ -92,7 +95,7 @@ LinkResult LinkLayer(int link_type, ByteSpan d) {
     case kDltIpv6: {
       LinkResult r;
       r.ok = true;
-      return r;   // protocol 0: the version nibble decides
+      return r;  // protocol 0: the version nibble decides
     }
     case DLT_NULL:
       return BsdLoopback(d, false);
@@ -110,8 +113,8 @@ LinkResult LinkLayer(int link_type, ByteSpan d) {
 struct IpResult {
   FrameKind kind = FrameKind::kMalformed;
   std::string reason;
-  std::size_t tcp_at = 0;     // offset of the TCP header in the IP packet
-  std::size_t ip_end = 0;     // end of the IP packet (its length field), beyond the capture if cut
+  std::size_t tcp_at = 0;  // offset of the TCP header in the IP packet
+  std::size_t ip_end = 0;  // end of the IP packet (its length field), beyond the capture if cut
 };
 
 IpResult Bad(std::string why) { return IpResult{FrameKind::kMalformed, std::move(why)}; }
@@ -119,13 +122,20 @@ IpResult Skip(std::string what) { return IpResult{FrameKind::kSkipped, std::move
 
 const char* ProtocolName(uint8_t p) {
   switch (p) {
-    case 1: return "ICMP";
-    case 17: return "UDP";
-    case 58: return "ICMPv6";
-    case 132: return "SCTP";
-    case 50: return "ESP (encrypted)";
-    case 59: return "IPv6 No Next Header";
-    default: return nullptr;
+    case 1:
+      return "ICMP";
+    case 17:
+      return "UDP";
+    case 58:
+      return "ICMPv6";
+    case 132:
+      return "SCTP";
+    case 50:
+      return "ESP (encrypted)";
+    case 59:
+      return "IPv6 No Next Header";
+    default:
+      return nullptr;
   }
 }
 
@@ -139,7 +149,8 @@ IpResult Ipv4(ByteSpan ip, TcpSegment& s) {
   const std::size_t ihl = (ip[0] & 0x0F) * 4u;
   const std::size_t total = LoadBe16(&ip[2]);
   if (ihl < 20) return Bad("IPv4 header length " + std::to_string(ihl) + " below 20");
-  if (total < ihl) return Bad("IPv4 total length " + std::to_string(total) + " below the header length " + std::to_string(ihl));
+  if (total < ihl)
+    return Bad("IPv4 total length " + std::to_string(total) + " below the header length " + std::to_string(ihl));
   if (ip.size() < ihl) return Bad("IPv4 header incomplete (" + Octets(ip.size()) + " of " + std::to_string(ihl) + ")");
   const uint16_t frag = LoadBe16(&ip[6]);
   s.source.address = IpAddress{4, {}};
@@ -148,8 +159,8 @@ IpResult Ipv4(ByteSpan ip, TcpSegment& s) {
   std::copy_n(&ip[16], 4, s.destination.address.octets.begin());
   if ((frag & 0x3FFF) != 0) {
     if (ip[9] != kIpProtoTcp) return Skipped(ip[9]);
-    return Bad("IPv4 fragment (offset " + std::to_string((frag & 0x1FFF) * 8) + (frag & 0x2000 ? ", more fragments" : "") +
-               "): fragments are not reassembled");
+    return Bad("IPv4 fragment (offset " + std::to_string((frag & 0x1FFF) * 8) +
+               (frag & 0x2000 ? ", more fragments" : "") + "): fragments are not reassembled");
   }
   if (ip[9] != kIpProtoTcp) return Skipped(ip[9]);
   return IpResult{FrameKind::kTcp, {}, ihl, total};
@@ -171,10 +182,10 @@ IpResult Ipv6(ByteSpan ip, TcpSegment& s) {
     switch (next) {
       case kIpProtoTcp:
         return IpResult{FrameKind::kTcp, {}, at, end};
-      case 0:    // Hop-by-Hop Options
-      case 43:   // Routing
-      case 60:   // Destination Options
-      case 51: { // Authentication Header (payload length in 4-octet units, minus 2)
+      case 0:     // Hop-by-Hop Options
+      case 43:    // Routing
+      case 60:    // Destination Options
+      case 51: {  // Authentication Header (payload length in 4-octet units, minus 2)
         if (ip.size() < at + 2 || end < at + 2) return Bad("IPv6 extension header incomplete");
         const std::size_t len = next == 51 ? (ip[at + 1] + 2u) * 4u : (ip[at + 1] + 1u) * 8u;
         next = ip[at];
@@ -190,7 +201,7 @@ IpResult Ipv6(ByteSpan ip, TcpSegment& s) {
           return Bad("IPv6 fragment (offset " + std::to_string((off >> 3) * 8) + (off & 1 ? ", more fragments" : "") +
                      "): fragments are not reassembled");
         }
-        next = ip[at];   // an atomic fragment: the whole packet
+        next = ip[at];  // an atomic fragment: the whole packet
         at += 8;
         break;
       }
@@ -205,8 +216,10 @@ IpResult Ipv6(ByteSpan ip, TcpSegment& s) {
 
 std::string IpAddress::ToString() const {
   char buf[INET6_ADDRSTRLEN] = {};
-  if (version == 4) inet_ntop(AF_INET, octets.data(), buf, sizeof buf);
-  else inet_ntop(AF_INET6, octets.data(), buf, sizeof buf);
+  if (version == 4)
+    inet_ntop(AF_INET, octets.data(), buf, sizeof buf);
+  else
+    inet_ntop(AF_INET6, octets.data(), buf, sizeof buf);
   return buf;
 }
 
@@ -222,15 +235,23 @@ bool SupportedLinkType(int t) {
 
 std::string LinkTypeName(int t) {
   switch (t) {
-    case DLT_EN10MB: return "Ethernet (DLT_EN10MB)";
-    case DLT_LINUX_SLL: return "Linux cooked (DLT_LINUX_SLL)";
-    case kDltLinuxSll2: return "Linux cooked v2 (DLT_LINUX_SLL2)";
+    case DLT_EN10MB:
+      return "Ethernet (DLT_EN10MB)";
+    case DLT_LINUX_SLL:
+      return "Linux cooked (DLT_LINUX_SLL)";
+    case kDltLinuxSll2:
+      return "Linux cooked v2 (DLT_LINUX_SLL2)";
     case DLT_RAW:
-    case kLinktypeRaw: return "raw IP (DLT_RAW)";
-    case kDltIpv4: return "raw IPv4 (DLT_IPV4)";
-    case kDltIpv6: return "raw IPv6 (DLT_IPV6)";
-    case DLT_NULL: return "BSD loopback (DLT_NULL)";
-    case DLT_LOOP: return "OpenBSD loopback (DLT_LOOP)";
+    case kLinktypeRaw:
+      return "raw IP (DLT_RAW)";
+    case kDltIpv4:
+      return "raw IPv4 (DLT_IPV4)";
+    case kDltIpv6:
+      return "raw IPv6 (DLT_IPV6)";
+    case DLT_NULL:
+      return "BSD loopback (DLT_NULL)";
+    case DLT_LOOP:
+      return "OpenBSD loopback (DLT_LOOP)";
     default: {
       const char* name = pcap_datalink_val_to_name(t);
       return "DLT " + std::to_string(t) + (name != nullptr ? std::string(" (DLT_") + name + ")" : "");
@@ -241,8 +262,9 @@ std::string LinkTypeName(int t) {
 FrameParse ParseFrame(int link_type, ByteSpan data, uint32_t original_length, TcpSegment& s) {
   const bool cut = original_length > data.size();
   const auto bad = [&](std::string why) {
-    if (cut) why += "; frame cut by the snapshot length (" + std::to_string(data.size()) + " of " +
-                    std::to_string(original_length) + " octets captured)";
+    if (cut)
+      why += "; frame cut by the snapshot length (" + std::to_string(data.size()) + " of " +
+             std::to_string(original_length) + " octets captured)";
     return FrameParse{FrameKind::kMalformed, std::move(why)};
   };
   const LinkResult link = LinkLayer(link_type, data);
@@ -271,13 +293,16 @@ FrameParse ParseFrame(int link_type, ByteSpan data, uint32_t original_length, Tc
   if (r.kind == FrameKind::kSkipped) return FrameParse{FrameKind::kSkipped, r.reason};
   if (r.kind == FrameKind::kMalformed) return bad(r.reason);
   // The TCP header must be captured whole; the payload may be cut.
-  if (r.ip_end < r.tcp_at + 20) return bad("IP length leaves " + Octets(r.ip_end - std::min(r.ip_end, r.tcp_at)) +
-                                           " for a TCP header of at least 20");
-  if (ip.size() < r.tcp_at + 20) return bad("TCP header incomplete (" + Octets(ip.size() - std::min(ip.size(), r.tcp_at)) + " of 20)");
+  if (r.ip_end < r.tcp_at + 20)
+    return bad("IP length leaves " + Octets(r.ip_end - std::min(r.ip_end, r.tcp_at)) +
+               " for a TCP header of at least 20");
+  if (ip.size() < r.tcp_at + 20)
+    return bad("TCP header incomplete (" + Octets(ip.size() - std::min(ip.size(), r.tcp_at)) + " of 20)");
   const uint8_t* tcp = ip.data() + r.tcp_at;
   const std::size_t data_offset = (tcp[12] >> 4) * 4u;
   if (data_offset < 20) return bad("TCP data offset " + std::to_string(data_offset) + " below 20");
-  if (r.ip_end < r.tcp_at + data_offset) return bad("TCP data offset " + std::to_string(data_offset) + " beyond the IP packet");
+  if (r.ip_end < r.tcp_at + data_offset)
+    return bad("TCP data offset " + std::to_string(data_offset) + " beyond the IP packet");
   if (ip.size() < r.tcp_at + data_offset) {
     return bad("TCP options incomplete (" + Octets(ip.size() - r.tcp_at) + " of " + std::to_string(data_offset) + ")");
   }
@@ -288,7 +313,7 @@ FrameParse ParseFrame(int link_type, ByteSpan data, uint32_t original_length, Tc
   s.flags = tcp[13];
   s.window = LoadBe16(tcp + 14);
   const std::size_t payload_at = r.tcp_at + data_offset;
-  const std::size_t payload_size = r.ip_end - payload_at;   // as sent
+  const std::size_t payload_size = r.ip_end - payload_at;                       // as sent
   const std::size_t captured = std::min(payload_size, ip.size() - payload_at);  // Ethernet padding dropped
   s.payload = ip.subspan(payload_at, captured);
   s.payload_missing = static_cast<uint32_t>(payload_size - captured);
@@ -339,9 +364,9 @@ bool ReadAll(pcap_t* pc, const SegmentHandler& on_segment, CaptureReadSummary& s
       case FrameKind::kTcp:
         ++summary.tcp_segments;
         if (s.payload_missing != 0) {
-          Warn(summary, n, "frame " + std::to_string(n) + ": TCP payload cut by the snapshot length (" +
-                               Octets(s.payload.size()) + " of " + std::to_string(s.payload.size() + s.payload_missing) +
-                               " captured)");
+          Warn(summary, n,
+               "frame " + std::to_string(n) + ": TCP payload cut by the snapshot length (" + Octets(s.payload.size()) +
+                   " of " + std::to_string(s.payload.size() + s.payload_missing) + " captured)");
         }
         if (on_segment) on_segment(s);
         break;
@@ -380,7 +405,7 @@ bool ReadCaptureStream(std::FILE* file, const std::string& name, const SegmentHa
   std::unique_ptr<pcap_t, PcapCloser> pc(
       pcap_fopen_offline_with_tstamp_precision(file, PCAP_TSTAMP_PRECISION_NANO, errbuf));
   if (!pc) {
-    std::fclose(file);   // libpcap closes the stream only once it has a handle
+    std::fclose(file);  // libpcap closes the stream only once it has a handle
     summary.error = name + ": " + errbuf;
     return false;
   }

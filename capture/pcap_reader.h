@@ -55,13 +55,13 @@ inline constexpr uint8_t kTcpFin = 0x01, kTcpSyn = 0x02, kTcpRst = 0x04, kTcpPsh
 // One TCP segment of a capture. `payload` points into the frame (valid
 // during the callback only).
 struct TcpSegment {
-  uint64_t frame = 0;      // capture frame number, 1-based
-  int64_t time_ns = 0;     // capture time, nanoseconds since the epoch
+  uint64_t frame = 0;   // capture frame number, 1-based
+  int64_t time_ns = 0;  // capture time, nanoseconds since the epoch
   Endpoint source, destination;
   uint32_t seq = 0, ack = 0;
-  uint8_t flags = 0;       // kTcp* bits (CWR/ECE/URG are not used)
+  uint8_t flags = 0;  // kTcp* bits (CWR/ECE/URG are not used)
   uint16_t window = 0;
-  wire::ByteSpan payload;  // as captured (may be shorter than sent, see above)
+  wire::ByteSpan payload;        // as captured (may be shorter than sent, see above)
   uint32_t payload_missing = 0;  // octets of payload cut by the snapshot length
 };
 
@@ -90,17 +90,17 @@ bool SupportedLinkType(int link_type);
 std::string LinkTypeName(int link_type);
 
 struct CaptureWarning {
-  uint64_t frame = 0;   // 0: not about one frame
+  uint64_t frame = 0;  // 0: not about one frame
   std::string message;
 };
 
 struct CaptureReadSummary {
-  std::string file;         // as given, for messages
-  bool opened = false;      // false: `error` says why nothing was read
+  std::string file;     // as given, for messages
+  bool opened = false;  // false: `error` says why nothing was read
   int link_type = -1;
-  uint64_t frames = 0;      // frames read
+  uint64_t frames = 0;  // frames read
   uint64_t tcp_segments = 0;
-  uint64_t skipped = 0;     // not TCP
+  uint64_t skipped = 0;  // not TCP
   uint64_t malformed = 0;
   // The first kMaxStoredWarnings warnings; `warnings_dropped` counts the rest.
   std::vector<CaptureWarning> warnings;

@@ -39,9 +39,9 @@ uint16_t Complement(uint32_t folded_sum) { return static_cast<uint16_t>(~folded_
 
 // One direction of a connection as its sender sees it.
 struct HalfState {
-  uint32_t next_seq = 0;      // sequence number of the next octet (or FIN)
-  uint32_t acked_by_peer = 0; // highest acknowledgement the peer sent
-  uint32_t last_ack_sent = 0; // acknowledgement this side last sent
+  uint32_t next_seq = 0;       // sequence number of the next octet (or FIN)
+  uint32_t acked_by_peer = 0;  // highest acknowledgement the peer sent
+  uint32_t last_ack_sent = 0;  // acknowledgement this side last sent
   uint16_t ip_id = 0;
   bool fin_sent = false;
 };
@@ -146,10 +146,13 @@ bool ConnectionBuilder::PeerPiggybacks(std::size_t i) const {
   const TcpEvent& next = conn_.events[i + 1];
   if (next.sender == me.sender) return false;
   switch (next.kind) {
-    case TcpEventKind::kData: return !next.payload.empty() && !Half(next.sender).fin_sent;
+    case TcpEventKind::kData:
+      return !next.payload.empty() && !Half(next.sender).fin_sent;
     case TcpEventKind::kFin:
-    case TcpEventKind::kRst: return true;
-    case TcpEventKind::kGap: return false;
+    case TcpEventKind::kRst:
+      return true;
+    case TcpEventKind::kGap:
+      return false;
   }
   return false;
 }

@@ -66,8 +66,8 @@ void TcpReassembler::Note(ReassemblyNoteKind kind, std::size_t c, int d, uint64_
     return;
   }
   const DirectionStream& ds = connections_[c].directions[d];
-  std::string m = "connection " + std::to_string(c) + " (" + ds.source.ToString() + " -> " +
-                  ds.destination.ToString() + "): ";
+  std::string m =
+      "connection " + std::to_string(c) + " (" + ds.source.ToString() + " -> " + ds.destination.ToString() + "): ";
   if (frame != 0) m += "frame " + std::to_string(frame) + ": ";
   notes_.push_back(ReassemblyNote{kind, c, d, frame, offset, length, m + what});
 }
@@ -127,7 +127,7 @@ void TcpReassembler::Forget(std::size_t c, int d, std::size_t keep) {
   if (st.history.size() <= keep) return;
   const std::size_t drop = st.history.size() - keep;
   wire::Bytes tail(st.history.end() - static_cast<std::ptrdiff_t>(keep), st.history.end());
-  st.history.swap(tail);   // frees the old buffer
+  st.history.swap(tail);  // frees the old buffer
   st.history_offset += drop;
   Held(-static_cast<std::ptrdiff_t>(drop));
   auto first = std::upper_bound(st.history_frames.begin(), st.history_frames.end(), st.history_offset,
@@ -163,7 +163,7 @@ void TcpReassembler::AddSegment(const TcpSegment& s) {
   ds.octets_in += s.payload.size();
   uint32_t data_seq = s.seq;
   if (s.flags & kTcpSyn) {
-    data_seq = s.seq + 1;   // the SYN takes one sequence number
+    data_seq = s.seq + 1;  // the SYN takes one sequence number
     if (!ds.started) {
       ds.syn = true;
       ds.syn_frame = s.frame;
@@ -184,10 +184,10 @@ void TcpReassembler::AddSegment(const TcpSegment& s) {
   }
   if (s.flags & kTcpRst) {
     if (ds.rst_frame == 0) ds.rst_frame = s.frame;
-    return;   // an RST's payload is diagnostic text at most, never stream data
+    return;  // an RST's payload is diagnostic text at most, never stream data
   }
   if (!ds.started) {
-    if (s.payload.empty() && !(s.flags & kTcpFin)) return;   // a pure ACK says nothing of this direction yet
+    if (s.payload.empty() && !(s.flags & kTcpFin)) return;  // a pure ACK says nothing of this direction yet
     ds.started = true;
     ds.first_seq = s.seq;
   }
@@ -220,8 +220,9 @@ void TcpReassembler::Data(std::size_t c, int d, int64_t offset, ByteSpan octets,
   if (ds.fin_offset && at + octets.size() > *ds.fin_offset) {
     const uint64_t keep = at >= *ds.fin_offset ? 0 : *ds.fin_offset - at;
     Note(ReassemblyNoteKind::kAfterFin, c, d, frame, *ds.fin_offset, octets.size() - keep,
-         Octets(octets.size() - keep) + " after the FIN (" + Where(ds.first_seq + static_cast<uint32_t>(*ds.fin_offset), *ds.fin_offset) +
-             ", FIN in frame " + std::to_string(ds.fin_frame) + ") ignored");
+         Octets(octets.size() - keep) + " after the FIN (" +
+             Where(ds.first_seq + static_cast<uint32_t>(*ds.fin_offset), *ds.fin_offset) + ", FIN in frame " +
+             std::to_string(ds.fin_frame) + ") ignored");
     octets = octets.first(keep);
   }
   if (octets.empty()) return;
@@ -235,7 +236,7 @@ void TcpReassembler::Data(std::size_t c, int d, int64_t offset, ByteSpan octets,
   }
   if (octets.empty()) return;
   if (at == next && state_[c].state[d].pending.empty()) {
-    Deliver(c, d, at, octets, frame);   // in order: straight through, no copy waits
+    Deliver(c, d, at, octets, frame);  // in order: straight through, no copy waits
     return;
   }
   Insert(c, d, at, octets, frame);
@@ -268,7 +269,7 @@ void TcpReassembler::CompareHistory(std::size_t c, int d, uint64_t at, ByteSpan 
              Octets(options_.history) + " kept, not compared with their first copy (reported once per direction)");
   }
   const uint64_t from = std::max(at, st.history_offset);
-  const uint64_t to = std::min(end, st.history_offset + st.history.size());   // a closed connection's is frozen
+  const uint64_t to = std::min(end, st.history_offset + st.history.size());  // a closed connection's is frozen
   if (from >= to) return;
   Compare(c, d, from, octets.subspan(from - at, to - from),
           ByteSpan(st.history).subspan(from - st.history_offset, to - from), FrameAtMarks(st.history_frames, from),
@@ -281,7 +282,7 @@ void TcpReassembler::Insert(std::size_t c, int d, uint64_t at, ByteSpan octets, 
   const uint64_t end = at + octets.size();
   uint64_t cur = at;
   auto it = st.pending.upper_bound(cur);
-  if (it != st.pending.begin()) --it;   // may overlap from before `at`
+  if (it != st.pending.begin()) --it;  // may overlap from before `at`
   while (cur < end) {
     while (it != st.pending.end() && it->first + it->second.octets.size() <= cur) ++it;
     const uint64_t next_start = it == st.pending.end() ? end : std::min<uint64_t>(it->first, end);
@@ -308,7 +309,7 @@ void TcpReassembler::Compare(std::size_t c, int d, uint64_t offset, ByteSpan oct
                              uint64_t first_frame, uint64_t frame) {
   std::size_t i = 0;
   while (i < octets.size() && octets[i] == first[i]) ++i;
-  if (i == octets.size()) return;   // a retransmission: identical
+  if (i == octets.size()) return;  // a retransmission: identical
   std::size_t differing = 0;
   for (std::size_t k = i; k < octets.size(); ++k) differing += octets[k] != first[k];
   const DirectionStream& ds = connections_[c].directions[d];
@@ -351,8 +352,8 @@ void TcpReassembler::Evict(std::size_t c, int d, uint64_t frame) {
     }
   }
   Note(ReassemblyNoteKind::kBufferFull, c, d, frame, lowest, dropped,
-       "out-of-order buffer full (" + Octets(options_.max_out_of_order) + " waiting): " + Octets(dropped) +
-           " from " + Where(ds.first_seq + static_cast<uint32_t>(lowest), lowest) + " on dropped");
+       "out-of-order buffer full (" + Octets(options_.max_out_of_order) + " waiting): " + Octets(dropped) + " from " +
+           Where(ds.first_seq + static_cast<uint32_t>(lowest), lowest) + " on dropped");
 }
 
 void TcpReassembler::Deliver(std::size_t c, int d, uint64_t offset, ByteSpan octets, uint64_t frame) {
@@ -375,7 +376,7 @@ void TcpReassembler::Deliver(std::size_t c, int d, uint64_t offset, ByteSpan oct
 // Streaming: keeps the last octets (at least options_.history of them).
 void TcpReassembler::Remember(DirectionState& st, uint64_t offset, ByteSpan octets, uint64_t frame) {
   if (options_.history == 0) return;
-  if (st.history_offset + st.history.size() != offset) {   // after a gap (at Finish): start again
+  if (st.history_offset + st.history.size() != offset) {  // after a gap (at Finish): start again
     Held(-static_cast<std::ptrdiff_t>(st.history.size()));
     st.history.clear();
     st.history_frames.clear();
@@ -394,7 +395,7 @@ void TcpReassembler::Remember(DirectionState& st, uint64_t offset, ByteSpan octe
   Held(-static_cast<std::ptrdiff_t>(drop));
   auto keep = std::upper_bound(st.history_frames.begin(), st.history_frames.end(), st.history_offset,
                                [](uint64_t o, const FrameMark& m) { return o < m.offset; });
-  if (keep != st.history_frames.begin()) --keep;   // the mark covering the new first octet
+  if (keep != st.history_frames.begin()) --keep;  // the mark covering the new first octet
   st.history_frames.erase(st.history_frames.begin(), keep);
 }
 
@@ -406,8 +407,9 @@ void TcpReassembler::FinishDirection(std::size_t c, int d) {
     const uint64_t frame = st.pending.begin()->second.frame;
     ds.gaps.push_back(StreamGap{st.next, resume - st.next, frame});
     Note(ReassemblyNoteKind::kGap, c, d, frame, st.next, resume - st.next,
-         Octets(resume - st.next) + " never captured at " + Where(ds.first_seq + static_cast<uint32_t>(st.next), st.next) +
-             "; the stream resumes at offset " + std::to_string(resume));
+         Octets(resume - st.next) + " never captured at " +
+             Where(ds.first_seq + static_cast<uint32_t>(st.next), st.next) + "; the stream resumes at offset " +
+             std::to_string(resume));
     st.next = resume;
     Drain(c, d);
   }

@@ -49,7 +49,7 @@
 namespace rdmapct::capture {
 
 struct ReassemblyOptions {
-  std::size_t max_out_of_order = std::size_t{16} << 20;   // octets waiting per direction
+  std::size_t max_out_of_order = std::size_t{16} << 20;  // octets waiting per direction
   // Streaming only: the last octets of each direction kept to compare
   // retransmissions with (TCP retransmits what is unacknowledged: the window).
   std::size_t history = std::size_t{4} << 20;
@@ -88,26 +88,26 @@ struct StreamPiece {
 struct StreamGap {
   uint64_t offset = 0;
   uint64_t length = 0;
-  uint64_t frame = 0;   // the frame whose octets follow the gap (0: the gap ends the stream)
+  uint64_t frame = 0;  // the frame whose octets follow the gap (0: the gap ends the stream)
   friend bool operator==(const StreamGap&, const StreamGap&) = default;
 };
 
 struct DirectionStream {
   Endpoint source, destination;
-  bool syn = false;              // the SYN of this direction was captured
+  bool syn = false;  // the SYN of this direction was captured
   uint64_t syn_frame = 0;
-  bool started = false;          // stream offset 0 is known (a SYN or a first segment)
-  uint32_t first_seq = 0;        // sequence number of stream offset 0
-  std::vector<StreamPiece> pieces;   // ascending, separated by `gaps`
+  bool started = false;             // stream offset 0 is known (a SYN or a first segment)
+  uint32_t first_seq = 0;           // sequence number of stream offset 0
+  std::vector<StreamPiece> pieces;  // ascending, separated by `gaps`
   std::vector<StreamGap> gaps;
-  std::vector<FrameMark> frames;     // ascending offsets, one mark where the frame changes
-  std::optional<uint64_t> fin_offset;   // stream offset of the FIN
+  std::vector<FrameMark> frames;       // ascending offsets, one mark where the frame changes
+  std::optional<uint64_t> fin_offset;  // stream offset of the FIN
   uint64_t fin_frame = 0;
-  uint64_t rst_frame = 0;        // 0: no RST from this side
-  uint64_t segments = 0;         // segments of this direction (pure ACKs included)
-  uint64_t octets_in = 0;        // payload octets captured, copies included
-  uint64_t octets_out = 0;       // octets in `pieces` (streaming: handed to the listener)
-  uint64_t delivered_end = 0;    // one past the last octet delivered
+  uint64_t rst_frame = 0;      // 0: no RST from this side
+  uint64_t segments = 0;       // segments of this direction (pure ACKs included)
+  uint64_t octets_in = 0;      // payload octets captured, copies included
+  uint64_t octets_out = 0;     // octets in `pieces` (streaming: handed to the listener)
+  uint64_t delivered_end = 0;  // one past the last octet delivered
 
   // The capture frame of the octet at `offset` (0 when there is none before it).
   uint64_t FrameAt(uint64_t offset) const;
@@ -116,30 +116,30 @@ struct DirectionStream {
 };
 
 struct ReassembledConnection {
-  std::size_t index = 0;         // in order of first appearance, from 0
+  std::size_t index = 0;  // in order of first appearance, from 0
   Endpoint client, server;
   uint64_t first_frame = 0, last_frame = 0;
-  std::array<DirectionStream, 2> directions;   // [0] client -> server, [1] server -> client
+  std::array<DirectionStream, 2> directions;  // [0] client -> server, [1] server -> client
 };
 
 enum class ReassemblyNoteKind : uint8_t {
-  kConflictingOverlap,   // a later copy of octets differs from the first
-  kGap,                  // octets never captured (also at the end of a stream)
-  kBufferFull,           // out-of-order octets dropped at the cap
-  kBeforeStart,          // octets before stream offset 0
-  kAfterFin,             // octets after the FIN
-  kUnexpectedSyn,        // a SYN in the middle of a stream
-  kBeyondHistory,        // streaming: a retransmission older than the history, not compared
+  kConflictingOverlap,  // a later copy of octets differs from the first
+  kGap,                 // octets never captured (also at the end of a stream)
+  kBufferFull,          // out-of-order octets dropped at the cap
+  kBeforeStart,         // octets before stream offset 0
+  kAfterFin,            // octets after the FIN
+  kUnexpectedSyn,       // a SYN in the middle of a stream
+  kBeyondHistory,       // streaming: a retransmission older than the history, not compared
 };
 
 struct ReassemblyNote {
   ReassemblyNoteKind kind = ReassemblyNoteKind::kGap;
   std::size_t connection = 0;
   int direction = 0;
-  uint64_t frame = 0;        // the frame concerned (0: none)
-  uint64_t offset = 0;       // stream offset concerned
-  uint64_t length = 0;       // octets concerned
-  std::string message;       // one line, naming the connection, frame, sequence number and offset
+  uint64_t frame = 0;   // the frame concerned (0: none)
+  uint64_t offset = 0;  // stream offset concerned
+  uint64_t length = 0;  // octets concerned
+  std::string message;  // one line, naming the connection, frame, sequence number and offset
 };
 
 inline constexpr std::size_t kMaxStoredNotes = 1000;
@@ -185,11 +185,11 @@ class TcpReassembler {
     uint64_t frame = 0;
   };
   struct DirectionState {
-    std::map<uint64_t, Pending> pending;   // non-overlapping, all beyond `next`
-    std::map<uint64_t, std::size_t> pending_frames;   // frame -> entries of `pending` from it
+    std::map<uint64_t, Pending> pending;             // non-overlapping, all beyond `next`
+    std::map<uint64_t, std::size_t> pending_frames;  // frame -> entries of `pending` from it
     std::size_t pending_octets = 0;
-    uint64_t next = 0;                     // offset of the next octet expected
-    std::optional<uint64_t> acked;         // highest offset the peer acknowledged
+    uint64_t next = 0;              // offset of the next octet expected
+    std::optional<uint64_t> acked;  // highest offset the peer acknowledged
     // Streaming: the last delivered octets, from stream offset history_offset.
     wire::Bytes history;
     uint64_t history_offset = 0;
@@ -198,15 +198,15 @@ class TcpReassembler {
   };
   struct Conn {
     std::array<DirectionState, 2> state;
-    bool closed = false;   // streaming: both FINs delivered, or an RST
+    bool closed = false;  // streaming: both FINs delivered, or an RST
   };
 
   std::size_t ConnectionFor(const TcpSegment& s, int& direction);
   std::size_t NewConnection(const TcpSegment& s);
   void Data(std::size_t c, int d, int64_t offset, wire::ByteSpan octets, uint64_t frame);
   void Insert(std::size_t c, int d, uint64_t offset, wire::ByteSpan octets, uint64_t frame);
-  void Compare(std::size_t c, int d, uint64_t offset, wire::ByteSpan octets, wire::ByteSpan first,
-               uint64_t first_frame, uint64_t frame);
+  void Compare(std::size_t c, int d, uint64_t offset, wire::ByteSpan octets, wire::ByteSpan first, uint64_t first_frame,
+               uint64_t frame);
   void Drain(std::size_t c, int d);
   void Evict(std::size_t c, int d, uint64_t frame);
   void Deliver(std::size_t c, int d, uint64_t offset, wire::ByteSpan octets, uint64_t frame);
@@ -225,7 +225,7 @@ class TcpReassembler {
   ReassemblyOptions options_;
   std::vector<ReassembledConnection> connections_;
   std::vector<Conn> state_;
-  std::map<std::pair<Endpoint, Endpoint>, std::size_t> by_tuple_;   // (lower, higher endpoint) -> connection
+  std::map<std::pair<Endpoint, Endpoint>, std::size_t> by_tuple_;  // (lower, higher endpoint) -> connection
   std::vector<ReassemblyNote> notes_;
   uint64_t notes_dropped_ = 0;
   bool finished_ = false;
@@ -235,7 +235,7 @@ class TcpReassembler {
   // Streaming: closed connections keep the tail of their history for late
   // retransmissions, oldest dropped first beyond kClosedHistoryBudget.
   std::vector<std::size_t> closed_;
-  std::size_t closed_next_ = 0;          // closed_[closed_next_] is the oldest still holding history
+  std::size_t closed_next_ = 0;  // closed_[closed_next_] is the oldest still holding history
   std::size_t closed_octets_ = 0;
 };
 

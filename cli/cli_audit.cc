@@ -55,10 +55,14 @@ std::string ConnectionLine(const ConnectionAudit& c) {
 }
 
 nlohmann::ordered_json FindingJson(const AuditFinding& f, const std::string& level) {
-  return {{"connection", f.connection},   {"direction", f.direction_name},
-          {"flow", f.flow},               {"capture_frame", f.capture_frame},
-          {"stream_offset", f.offset},    {"requirement", f.requirement},
-          {"level", level},               {"check", f.check},
+  return {{"connection", f.connection},
+          {"direction", f.direction_name},
+          {"flow", f.flow},
+          {"capture_frame", f.capture_frame},
+          {"stream_offset", f.offset},
+          {"requirement", f.requirement},
+          {"level", level},
+          {"check", f.check},
           {"detail", f.detail}};
 }
 
@@ -85,7 +89,7 @@ void PrintJson(const ReplayCommand& cmd, const AuditReport& r, const std::option
   for (const capture::CaptureIssue& i : r.issues) {
     if (i.error && (i.error->kind == wire::DecodeErrorKind::kCrcMismatch ||
                     i.error->kind == wire::DecodeErrorKind::kMarkerMismatch)) {
-      continue;   // in "violations"
+      continue;  // in "violations"
     }
     nlohmann::ordered_json w = {{"message", i.message}};
     if (i.capture_frame != 0) w["capture_frame"] = i.capture_frame;
@@ -144,8 +148,10 @@ int RunReplayAudit(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
                     i.error->kind == wire::DecodeErrorKind::kMarkerMismatch)) {
       continue;
     }
-    if (i.severity == capture::IssueSeverity::kError) PrintError(err, "replay", i.message);
-    else PrintWarning(err, "replay", i.message);
+    if (i.severity == capture::IssueSeverity::kError)
+      PrintError(err, "replay", i.message);
+    else
+      PrintWarning(err, "replay", i.message);
   }
   conformance::CatalogLoad load = conformance::Catalog::LoadDefault();
   if (!load.ok()) PrintWarning(err, "replay", "levels unknown: " + load.error.Describe());

@@ -48,7 +48,8 @@ int RunCampaign(const CampaignCommand& cmd, std::FILE* out, std::FILE* err) {
     return kExitUsage;
   }
   const fs::path root = cmd.out_dir;
-  std::fprintf(out, "campaign done in %.0f s: %zu harness%s, %d new finding%s (%zu known); %s/stats.json, %s/summary.md\n",
+  std::fprintf(out,
+               "campaign done in %.0f s: %zu harness%s, %d new finding%s (%zu known); %s/stats.json, %s/summary.md\n",
                r.seconds, r.harnesses, r.harnesses == 1 ? "" : "es", r.new_findings, r.new_findings == 1 ? "" : "s",
                r.known_findings, root.c_str(), root.c_str());
   if (r.interrupted) {

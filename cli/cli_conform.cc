@@ -52,7 +52,8 @@ int PrintCoverage(const ConformCommand& cmd, const CaseSet& set, std::FILE* out,
 int PrintList(const ConformCommand& cmd, const std::vector<const LoadedCase*>& selected, std::FILE* out) {
   for (const LoadedCase* c : selected) {
     std::string line = fmt::format("{:<52} {:<10} {}", c->id(), LevelText(c->proto.level()), c->proto.title());
-    if (!c->AppliesTo(cmd.profile)) line += fmt::format("  [not in profile {}: skipped]", wire::ProfileName(cmd.profile));
+    if (!c->AppliesTo(cmd.profile))
+      line += fmt::format("  [not in profile {}: skipped]", wire::ProfileName(cmd.profile));
     std::fprintf(out, "%s\n", line.c_str());
   }
   std::fprintf(out, "%zu case(s)\n", selected.size());

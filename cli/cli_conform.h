@@ -30,8 +30,8 @@ namespace rdmapct::cli {
 // selection, faults, reports, captures); the rest is what only the console
 // needs.
 struct ConformCommand : conformance::CertifyOptions {
-  bool list = false;                           // --list: print the selection, run nothing
-  bool coverage = false;                       // --coverage: requirement coverage, run nothing
+  bool list = false;      // --list: print the selection, run nothing
+  bool coverage = false;  // --coverage: requirement coverage, run nothing
   // Colour on the console: nullopt = when `out` is a terminal and NO_COLOR is unset.
   std::optional<bool> color;
 };
@@ -40,8 +40,7 @@ struct ConformCommand : conformance::CertifyOptions {
 // returned, for drivers that act on the verdicts (replay --against, fuzz
 // reproducers) rather than on the exit status. SIGINT / SIGTERM during the
 // run interrupt it (cli_interrupt.h).
-int RunConform(const ConformCommand& cmd, std::FILE* out, std::FILE* err,
-               conformance::CertifyResult* result = nullptr);
+int RunConform(const ConformCommand& cmd, std::FILE* out, std::FILE* err, conformance::CertifyResult* result = nullptr);
 
 // The exit status of a Certify call (0, 1, 2 or 130 as above).
 int ConformExitStatus(const conformance::CertifyResult& r);

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <memory>
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -18,15 +18,15 @@
 namespace rdmapct::cli {
 namespace {
 
-using wire::ByteSpan;
 using wire::Bytes;
+using wire::ByteSpan;
 
 // ---- input -------------------------------------------------------------------
 
 struct Input {
   Bytes octets;
   bool hex = false;
-  std::string name;   // for messages
+  std::string name;  // for messages
 };
 
 bool ReadAll(std::istream& in, Bytes& out) {
@@ -86,9 +86,7 @@ class OutputSink : public wire::StreamDecodeSink {
  public:
   OutputSink(const DecodeCommand& cmd, std::FILE* out, std::FILE* err) : cmd_(cmd), out_(out), err_(err) {}
   void OnStartupFrame(const wire::DecodedStartupFrame& f) override { Emit(wire::DescribeStartupFrame(f)); }
-  void OnSegment(const wire::DecodedSegment& s) override {
-    Emit(wire::DescribeSegment(s, cmd_.options.profile));
-  }
+  void OnSegment(const wire::DecodedSegment& s) override { Emit(wire::DescribeSegment(s, cmd_.options.profile)); }
   void OnError(const wire::StreamError& e) override {
     Record(e);
     std::fflush(out_);
@@ -130,8 +128,8 @@ class JsonSink : public OutputSink {
     const wire::StreamDecodeOptions& o = cmd.options;
     static constexpr const char* kHandshake[] = {"auto", "yes", "no"};
     nlohmann::ordered_json options = {{"framing", cmd.ddp ? "ddp" : "mpa"},
-                              {"profile", std::string(wire::ProfileName(o.profile))},
-                              {"continue", o.continue_after_errors}};
+                                      {"profile", std::string(wire::ProfileName(o.profile))},
+                                      {"continue", o.continue_after_errors}};
     if (!cmd.ddp) {
       options["crc"] = o.crc_enabled;
       options["markers"] = o.markers_enabled;
@@ -139,9 +137,7 @@ class JsonSink : public OutputSink {
     }
     std::fprintf(out_, "{\"options\":%s,\"frames\":[", options.dump().c_str());
   }
-  void Finish() override {
-    std::fprintf(out_, "%s],\"errors\":%s}\n", first_ ? "" : "\n", errors_.dump().c_str());
-  }
+  void Finish() override { std::fprintf(out_, "%s],\"errors\":%s}\n", first_ ? "" : "\n", errors_.dump().c_str()); }
 
  private:
   void Emit(const wire::Field& frame) override {
@@ -168,7 +164,7 @@ wire::StreamDecodeSummary Decode(const DecodeCommand& cmd, const Input& in, cons
   if (in.hex) {
     for (const Bytes& l : lines) segments.emplace_back(l);
   } else {
-    segments.emplace_back(in.octets);   // a binary file is one segment
+    segments.emplace_back(in.octets);  // a binary file is one segment
   }
   return wire::DecodeDdpSegments(segments, cmd.options, sink);
 }
@@ -199,7 +195,7 @@ nlohmann::ordered_json FieldToJson(const wire::Field& f, std::size_t max_octets)
 int RunDecode(const DecodeCommand& cmd, std::FILE* out, std::FILE* err) {
   Input in;
   if (!ReadInput(cmd, in, err)) return kExitUsage;
-  std::vector<Bytes> lines;   // --ddp hex: one segment per line
+  std::vector<Bytes> lines;  // --ddp hex: one segment per line
   if (in.hex) {
     const std::string_view text(reinterpret_cast<const char*>(in.octets.data()), in.octets.size());
     wire::DecodeError bad{};
@@ -229,8 +225,10 @@ int RunDecode(const DecodeCommand& cmd, std::FILE* out, std::FILE* err) {
     return kExitFail;
   }
   std::unique_ptr<OutputSink> sink;
-  if (cmd.json) sink = std::make_unique<JsonSink>(cmd, out, err);
-  else sink = std::make_unique<TextSink>(cmd, out, err);
+  if (cmd.json)
+    sink = std::make_unique<JsonSink>(cmd, out, err);
+  else
+    sink = std::make_unique<TextSink>(cmd, out, err);
   const wire::StreamDecodeSummary summary = Decode(cmd, in, lines, *sink);
   sink->Finish();
   std::fflush(out);

@@ -18,14 +18,14 @@ namespace rdmapct::cli {
 enum class InputFormat { kAuto, kHex, kBinary };
 
 struct DecodeCommand {
-  std::string input;                  // FILE, or "-" for standard input; empty with --hex
-  std::optional<std::string> hex;     // --hex STRING
+  std::string input;               // FILE, or "-" for standard input; empty with --hex
+  std::optional<std::string> hex;  // --hex STRING
   InputFormat format = InputFormat::kAuto;
   bool ddp = false;                   // --ddp: bare DDP segments (default --mpa)
   wire::StreamDecodeOptions options;  // profile, CRC, Markers, handshake, --continue
   bool json = false;
-  bool verbose = false;               // -v: every payload octet, not only the first 32
-  bool offsets = false;               // --offsets: offset and length of every field
+  bool verbose = false;  // -v: every payload octet, not only the first 32
+  bool offsets = false;  // --offsets: offset and length of every field
 };
 
 // Runs the command; frames go to `out`, "error: ..." lines to `err`.

@@ -12,8 +12,8 @@
 #include "cli/cli_error.h"
 #include "cli/cli_interrupt.h"
 #include "cli/commands.h"
-#include "fuzz/session_builder.h"
 #include "fuzz/run_remote.h"
+#include "fuzz/session_builder.h"
 #include "fuzz/session_repro.h"
 #include "proto/session.pb.h"
 #include "reference/model/faults.h"
@@ -164,12 +164,17 @@ int RunFuzzRepro(const FuzzReproCommand& cmd, std::FILE* out, std::FILE* err) {
   if (!faults) return kExitUsage;
   const fuzz::OracleResult r = fuzz::RunSessionOracles(*session, *faults);
   for (const fuzz::Finding& f : r.findings) std::fprintf(out, "finding: %s\n", fuzz::FormatFinding(f).c_str());
-  if (r.findings.empty()) std::fprintf(out, "no finding on the in-process reference%s\n", cmd.faults.empty() ? "" : " with these faults");
+  if (r.findings.empty())
+    std::fprintf(out, "no finding on the in-process reference%s\n", cmd.faults.empty() ? "" : " with these faults");
   const std::string stem = fs::path(cmd.input).stem().string();
   std::string slug;
-  for (char c : stem) slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '-';
+  for (char c : stem)
+    slug += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                                                        : '-';
   if (slug.empty()) slug = "input";
-  const std::string target = !cmd.replay ? "" : !cmd.target.empty() ? cmd.target : fuzz::ReferenceUri(*session, cmd.faults);
+  const std::string target = !cmd.replay           ? ""
+                             : !cmd.target.empty() ? cmd.target
+                                                   : fuzz::ReferenceUri(*session, cmd.faults);
   fuzz::ReplayRequest req;
   req.dir = cmd.out_dir;
   req.script = fuzz::WriteReproFiles(req.dir, slug, *session, r.findings, "rdmapct fuzz repro " + cmd.input);
@@ -182,8 +187,8 @@ int RunFuzzRepro(const FuzzReproCommand& cmd, std::FILE* out, std::FILE* err) {
                  *reproduced ? "fails, the finding reproduces" : "passes", cmd.out_dir.c_str());
     return *reproduced ? kExitFail : kExitOk;
   } else if (!target.empty()) {
-    std::fprintf(err, "rdmapct fuzz repro: error: the replay against %s ended in an error (see %s/replay.txt)\n", target.c_str(),
-                 cmd.out_dir.c_str());
+    std::fprintf(err, "rdmapct fuzz repro: error: the replay against %s ended in an error (see %s/replay.txt)\n",
+                 target.c_str(), cmd.out_dir.c_str());
     return kExitUsage;
   }
   return r.findings.empty() ? kExitOk : kExitFail;

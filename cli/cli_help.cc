@@ -37,9 +37,12 @@ std::string Roff(const std::string& text) {
   bool line_start = true;
   for (char c : text) {
     if (line_start && (c == '.' || c == '\'')) out += "\\&";
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
     line_start = c == '\n';
   }
   return out;
@@ -98,9 +101,11 @@ std::string RenderManPage(const CLI::App& app, const std::string& version) {
       version, Roff(app.get_description()), OptionsRoff(app));
   CommandRoff(app, out);
   out += ".SH \"ENVIRONMENT AND EXIT STATUS\"\n.nf\n" + Roff(kMainFooter) + "\n.fi\n";
-  out += ".SH SEE ALSO\nRFC 5040, RFC 5041, RFC 5044, RFC 6581, RFC 7306, draft\\-talpey\\-rdma\\-commit\\-01;\n"
-         "the decisions on their ambiguities: docs/decisions.md in the data directory (<prefix>/share/rdmapct,\n"
-         "or $" + Roff(conformance::kDataDirVariable) + ").\n";
+  out +=
+      ".SH SEE ALSO\nRFC 5040, RFC 5041, RFC 5044, RFC 6581, RFC 7306, draft\\-talpey\\-rdma\\-commit\\-01;\n"
+      "the decisions on their ambiguities: docs/decisions.md in the data directory (<prefix>/share/rdmapct,\n"
+      "or $" +
+      Roff(conformance::kDataDirVariable) + ").\n";
   return out;
 }
 

@@ -36,9 +36,12 @@ extern "C" void OnInterrupt(int sig) {
     Write(g_term_line);
     return;
   }
-  if (n == 1) Write(g_finish_line);
-  else if (n == 2) Write(g_abandon_line);
-  else _exit(kExitInterrupted);
+  if (n == 1)
+    Write(g_finish_line);
+  else if (n == 2)
+    Write(g_abandon_line);
+  else
+    _exit(kExitInterrupted);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 namespace rdmapct::cli {
 
 struct LoadCommand {
-  std::string target;          // --target URI (tcp://HOST:PORT, reference, plugin:...)
+  std::string target;  // --target URI (tcp://HOST:PORT, reference, plugin:...)
   targets::LoadOptions options;
 };
 

@@ -17,7 +17,6 @@ namespace {
 using capture::CaptureIssue;
 using capture::IssueSeverity;
 
-
 // Common part of the renderers: issues go to `err` as they come, after
 // flushing what was printed so far so that the order reads right.
 class ReplaySink : public capture::CaptureDecodeSink {
@@ -26,8 +25,10 @@ class ReplaySink : public capture::CaptureDecodeSink {
   void OnIssue(const CaptureIssue& i) override {
     Record(i);
     std::fflush(out_);
-    if (i.severity == IssueSeverity::kError) PrintError(err_, "replay", i.message);
-    else PrintWarning(err_, "replay", i.message);
+    if (i.severity == IssueSeverity::kError)
+      PrintError(err_, "replay", i.message);
+    else
+      PrintWarning(err_, "replay", i.message);
   }
   virtual void Finish(const capture::CaptureDecodeSummary&) {}
 
@@ -98,9 +99,9 @@ class JsonSink : public ReplaySink {
   void Start() {
     if (started_) return;
     started_ = true;
-    const nlohmann::ordered_json options = {{"profile", std::string(wire::ProfileName(cmd_.profile))},
-                                            {"connection", cmd_.connection ? nlohmann::ordered_json(*cmd_.connection)
-                                                                           : nlohmann::ordered_json(nullptr)}};
+    const nlohmann::ordered_json options = {
+        {"profile", std::string(wire::ProfileName(cmd_.profile))},
+        {"connection", cmd_.connection ? nlohmann::ordered_json(*cmd_.connection) : nlohmann::ordered_json(nullptr)}};
     std::fprintf(out_, "{\"options\":%s,\"frames\":[", options.dump().c_str());
   }
   void Record(const CaptureIssue& i) override {
@@ -149,8 +150,7 @@ int RunReplayDecode(const ReplayCommand& cmd, std::FILE* out, std::FILE* err) {
   if (s.connection_missing) {
     std::fflush(out);
     Errorf(err, "replay", "--connection {}: {} has {} TCP connection{}{}", *cmd.connection, cmd.file, s.connections,
-           s.connections == 1 ? "" : "s",
-           s.connections == 0 ? "" : " (0.." + std::to_string(s.connections - 1) + ")");
+           s.connections == 1 ? "" : "s", s.connections == 0 ? "" : " (0.." + std::to_string(s.connections - 1) + ")");
     return kExitUsage;
   }
   if (s.connections == 0) {

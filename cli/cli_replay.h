@@ -15,10 +15,10 @@ namespace rdmapct::cli {
 struct ReplayCommand {
   std::string file;
   wire::Profile profile = wire::Profile::kCommit;
-  std::optional<std::size_t> connection;   // --connection N
+  std::optional<std::size_t> connection;  // --connection N
   bool json = false;
-  bool verbose = false;   // -v: every payload octet, not only the first 32
-  bool offsets = false;   // --offsets: stream offset and length of every field
+  bool verbose = false;  // -v: every payload octet, not only the first 32
+  bool offsets = false;  // --offsets: stream offset and length of every field
 };
 
 // Frames go to `out`; "warning: ..." and "error: ..." lines to `err`.

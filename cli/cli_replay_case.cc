@@ -57,10 +57,11 @@ int RunReplayAgainst(const ReplayCommand& cmd, const std::string& target, std::F
   c.verbose = true;
   c.color = false;
   conformance::CertifyResult result;
-  const int status = RunConform(c, out, err, &result);   // the script stays, for the "reproduce:" line
+  const int status = RunConform(c, out, err, &result);  // the script stays, for the "reproduce:" line
   if (result.judged()) {
-    std::fprintf(out, "replay: %s\n", result.failed() ? "the target's answers differ from the capture's (FAIL above)"
-                                                      : "the target answered as in the capture");
+    std::fprintf(out, "replay: %s\n",
+                 result.failed() ? "the target's answers differ from the capture's (FAIL above)"
+                                 : "the target answered as in the capture");
   }
   return status;
 }

@@ -34,7 +34,7 @@ class StopSignals {
   explicit StopSignals(targets::TcpServer* server) {
     g_server.store(server);
     g_stop_initiator.store(false);
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = OnStopSignal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int_);
@@ -49,23 +49,25 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
-  struct sigaction old_int_{};
-  struct sigaction old_term_{};
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
 };
 
 const char* CrcPolicyName(CrcPolicy p) {
   switch (p) {
-    case CrcPolicy::kOn: return "on";
-    case CrcPolicy::kOptional: return "optional";
-    case CrcPolicy::kOff: return "off";
+    case CrcPolicy::kOn:
+      return "on";
+    case CrcPolicy::kOptional:
+      return "optional";
+    case CrcPolicy::kOff:
+      return "off";
   }
   return "?";
 }
 
 }  // namespace
 
-bool MakeServeConfig(const ServeCommand& cmd, targets::ReferenceTargetConfig& config,
-                     std::string& error) {
+bool MakeServeConfig(const ServeCommand& cmd, targets::ReferenceTargetConfig& config, std::string& error) {
   config = targets::ReferenceTargetConfig{};
   config.profile = cmd.profile;
   for (const std::string& name : cmd.faults) {
@@ -92,8 +94,7 @@ bool MakeServeConfig(const ServeCommand& cmd, targets::ReferenceTargetConfig& co
 }
 
 // serve --connect: the reference target as MPA Initiator (convention §10).
-int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& config, std::FILE* out,
-               std::FILE* err) {
+int RunConnect(const ServeCommand& cmd, const targets::ReferenceTargetConfig& config, std::FILE* out, std::FILE* err) {
   targets::TcpInitiatorOptions options;
   options.connect = cmd.connect;
   options.max_connections = cmd.connections;
@@ -155,17 +156,16 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
     };
   }
   auto target = std::make_shared<targets::ReferenceTarget>(config);
-  std::unique_ptr<targets::TcpServer> server =
-      targets::TcpServer::Create(target, options, log, error);
+  std::unique_ptr<targets::TcpServer> server = targets::TcpServer::Create(target, options, log, error);
   if (!server) {
     PrintError(err, "serve", error);
     return kExitUsage;
   }
   {
     StopSignals signals(server.get());
-    std::fprintf(out, "%slistening on %s (%s, mpa-rev %d, crc %s, markers %s)\n", kPrefix,
-                 server->address().c_str(), targets::DescribeReferenceConfig(config).c_str(),
-                 cmd.mpa_rev, CrcPolicyName(cmd.crc), cmd.markers ? "on" : "off");
+    std::fprintf(out, "%slistening on %s (%s, mpa-rev %d, crc %s, markers %s)\n", kPrefix, server->address().c_str(),
+                 targets::DescribeReferenceConfig(config).c_str(), cmd.mpa_rev, CrcPolicyName(cmd.crc),
+                 cmd.markers ? "on" : "off");
     std::fflush(out);
     server->Run();
   }
@@ -173,9 +173,9 @@ int RunServe(const ServeCommand& cmd, std::FILE* out, std::FILE* err) {
   std::fprintf(err,
                "%sstopped: %llu connection(s) served, %llu refused, %llu Terminate(s), "
                "%llu octets in, %llu out\n",
-               kPrefix, static_cast<unsigned long long>(s.accepted),
-               static_cast<unsigned long long>(s.refused), static_cast<unsigned long long>(s.terminates),
-               static_cast<unsigned long long>(s.octets_in), static_cast<unsigned long long>(s.octets_out));
+               kPrefix, static_cast<unsigned long long>(s.accepted), static_cast<unsigned long long>(s.refused),
+               static_cast<unsigned long long>(s.terminates), static_cast<unsigned long long>(s.octets_in),
+               static_cast<unsigned long long>(s.octets_out));
   return kExitOk;
 }
 

@@ -30,26 +30,25 @@ enum class CrcPolicy : uint8_t {
 };
 
 struct ServeCommand {
-  std::string listen;                           // --listen HOST:PORT (port 0: any free port)
+  std::string listen;  // --listen HOST:PORT (port 0: any free port)
   // --connect HOST:PORT: the target is the MPA Initiator instead and
   // connects to a listening suite, again after every connection
   // (docs/target-convention.md §10).
   std::string connect;
-  uint64_t connections = 0;                     // --connections N: stop after N (0: no limit)
+  uint64_t connections = 0;  // --connections N: stop after N (0: no limit)
   wire::Profile profile = wire::Profile::kRfc5040;
-  std::vector<std::string> faults;              // --fault NAME (repeatable, or comma-separated)
-  int mpa_rev = 2;                              // --mpa-rev: highest MPA Rev accepted (1: no RFC 6581)
+  std::vector<std::string> faults;  // --fault NAME (repeatable, or comma-separated)
+  int mpa_rev = 2;                  // --mpa-rev: highest MPA Rev accepted (1: no RFC 6581)
   CrcPolicy crc = CrcPolicy::kOn;
-  bool markers = false;                         // --markers: Reply M = 1 (Markers wanted from the peer)
+  bool markers = false;  // --markers: Reply M = 1 (Markers wanted from the peer)
   int max_connections = 64;
   int idle_timeout_s = 60;
-  bool quiet = false;                           // no per-connection / per-Terminate lines
+  bool quiet = false;  // no per-connection / per-Terminate lines
 };
 
 // The reference target configuration the flags describe; false with a
 // one-line `error` (unknown fault).
-bool MakeServeConfig(const ServeCommand& cmd, targets::ReferenceTargetConfig& config,
-                     std::string& error);
+bool MakeServeConfig(const ServeCommand& cmd, targets::ReferenceTargetConfig& config, std::string& error);
 
 // Listens, prints the bound address on `out`, serves until SIGINT/SIGTERM,
 // logs on `err`. Returns the exit status.

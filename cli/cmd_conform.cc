@@ -80,7 +80,8 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   };
   auto st = std::make_shared<State>();
   ConformCommand& c = st->cmd;
-  sub->add_option("--target", c.target, "reference[?options] | plugin:PATH[?config] | tcp://HOST:PORT (default reference)");
+  sub->add_option("--target", c.target,
+                  "reference[?options] | plugin:PATH[?config] | tcp://HOST:PORT (default reference)");
   sub->add_option("--listen", c.listen, "HOST:PORT where the target connects as MPA Initiator (listen-step cases)");
   sub->add_option("--profile", st->profile, "rfc5040 (default), rfc7306 or commit")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
@@ -94,8 +95,9 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("--list", c.list, "list the selected cases and exit");
   sub->add_flag("--coverage", c.coverage, "print the requirement coverage and exit");
   sub->add_option("--jobs", c.jobs, "cases in flight at once (default 1)")->check(CLI::Range(1, 256));
-  CLI::Option* timeout = sub->add_option("--timeout", st->timeout, "default wait of an expectation and of the MPA Reply, ms")
-                             ->check(CLI::Range(1, 3'600'000));
+  CLI::Option* timeout =
+      sub->add_option("--timeout", st->timeout, "default wait of an expectation and of the MPA Reply, ms")
+          ->check(CLI::Range(1, 3'600'000));
   sub->add_option("--pause-after-reply", c.pause_after_reply_ms,
                   "ms of quiet between the target's MPA Reply and the first FPDU (default 0; see docs/reports/siw S7)")
       ->check(CLI::Range(0, 60'000));
@@ -115,7 +117,8 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--fault", c.faults, "reference target fault switch (repeatable; rdmapct --list-faults)")
       ->allow_extra_args(false);
   sub->add_flag("--keep-going", c.keep_going, "do not stop after repeated connection failures");
-  sub->add_option("--cases-dir", c.cases_dir, "case tree (default: conformance/cases of the data directory, see rdmapct --help)");
+  sub->add_option("--cases-dir", c.cases_dir,
+                  "case tree (default: conformance/cases of the data directory, see rdmapct --help)");
   sub->add_option("--script", c.scripts, "run the cases of this textproto file instead (repeatable)")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
@@ -124,7 +127,8 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
     cmd.profile = *wire::ParseProfile(st->profile);
     for (const std::string& l : st->levels) {
       const std::optional<proto::Level> level = ParseLevelFlag(l);
-      if (!level) throw CLI::ValidationError("--level", "unknown level '" + l + "' (MUST, MUST_NOT, SHOULD, SHOULD_NOT, MAY)");
+      if (!level)
+        throw CLI::ValidationError("--level", "unknown level '" + l + "' (MUST, MUST_NOT, SHOULD, SHOULD_NOT, MAY)");
       cmd.filter.levels.push_back(*level);
     }
     if (timeout->count() > 0) cmd.timeout_ms = st->timeout;

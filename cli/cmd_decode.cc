@@ -57,8 +57,8 @@ void RegisterDecode(CLI::App& app, std::function<int()>& run) {
   CLI::Option* mpa = sub->add_flag("--mpa", st->mpa, "MPA byte stream (default)");
   CLI::Option* ddp = sub->add_flag("--ddp", st->cmd.ddp, "bare DDP segments, no MPA framing");
   mpa->excludes(ddp);
-  CLI::Option* crc = sub->add_option("--crc", st->crc, "MPA CRC in use (default on)")
-                         ->check(CLI::IsMember({"on", "off"}));
+  CLI::Option* crc =
+      sub->add_option("--crc", st->crc, "MPA CRC in use (default on)")->check(CLI::IsMember({"on", "off"}));
   CLI::Option* markers = sub->add_option("--markers", st->markers, "MPA Markers in use (default off)")
                              ->check(CLI::IsMember({"on", "off"}));
   CLI::Option* handshake =
@@ -77,9 +77,9 @@ void RegisterDecode(CLI::App& app, std::function<int()>& run) {
     if (hex->count() > 0) cmd.hex = st->hex;
     static const std::map<std::string, InputFormat> kFormats = {
         {"auto", InputFormat::kAuto}, {"hex", InputFormat::kHex}, {"binary", InputFormat::kBinary}};
-    static const std::map<std::string, wire::HandshakeMode> kHandshakes = {
-        {"auto", wire::HandshakeMode::kAuto}, {"yes", wire::HandshakeMode::kPresent},
-        {"no", wire::HandshakeMode::kAbsent}};
+    static const std::map<std::string, wire::HandshakeMode> kHandshakes = {{"auto", wire::HandshakeMode::kAuto},
+                                                                           {"yes", wire::HandshakeMode::kPresent},
+                                                                           {"no", wire::HandshakeMode::kAbsent}};
     cmd.format = kFormats.at(st->format);
     cmd.options.crc_enabled = OnOff(st->crc);
     cmd.options.markers_enabled = OnOff(st->markers);

@@ -71,7 +71,8 @@ constexpr const char* kCampaignHelp =
 }  // namespace
 
 void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
-  CLI::App* sub = app.add_subcommand("fuzz", "Fuzz a target with structure-aware sessions; show, reproduce, run campaigns");
+  CLI::App* sub =
+      app.add_subcommand("fuzz", "Fuzz a target with structure-aware sessions; show, reproduce, run campaigns");
   sub->footer(kFuzzHelp);
   sub->require_subcommand(0, 1);
   struct State {
@@ -81,14 +82,18 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   };
   auto st = std::make_shared<State>();
   sub->add_option("--target", st->cmd.target, "reference (default, in-process) | tcp://HOST:PORT | plugin:PATH");
-  sub->add_option("--fault", st->cmd.faults, "reference fault switch (repeatable; rdmapct --list-faults)")->allow_extra_args(false);
+  sub->add_option("--fault", st->cmd.faults, "reference fault switch (repeatable; rdmapct --list-faults)")
+      ->allow_extra_args(false);
   sub->add_option("--time", st->time, "how long (e.g. 90s, 10m, 1h; default 60s)");
   CLI::Option* runs = sub->add_option("--runs", st->runs, "at most this many sessions")->check(CLI::PositiveNumber);
   sub->add_option("--seed", st->cmd.seed, "random seed (default 1)");
-  sub->add_option("--profile", st->profile, "sessions of this profile only: rfc5040, rfc7306 or commit (a live target: default and must match what its Advertisement claims)")
+  sub->add_option("--profile", st->profile,
+                  "sessions of this profile only: rfc5040, rfc7306 or commit (a live target: default and must match "
+                  "what its Advertisement claims)")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
   sub->add_option("--out", st->cmd.out_dir, "findings and stats.json go here (default rdmapct-fuzz)");
-  sub->add_option("--restart-wait", st->restart_wait, "wait this long for a target that stopped answering (default 30s)");
+  sub->add_option("--restart-wait", st->restart_wait,
+                  "wait this long for a target that stopped answering (default 30s)");
   sub->add_option("--restart-command", st->cmd.restart_command,
                   "shell command that restarts the target when it stays silent for --restart-wait (at most 3 times)");
   sub->add_option("--settle", st->cmd.settle_ms,
@@ -113,18 +118,23 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->add_flag("-q,--quiet", st->cmd.quiet, "only the final line");
   sub->add_flag("--stop-at-first", st->cmd.stop_at_first, "end the run at the first finding");
 
-  CLI::App* show = sub->add_subcommand("show", "Print fuzz inputs as readable text (FuzzSession text format, or a hexdump)");
+  CLI::App* show =
+      sub->add_subcommand("show", "Print fuzz inputs as readable text (FuzzSession text format, or a hexdump)");
   auto show_files = std::make_shared<std::vector<std::string>>();
   show->add_option("file", *show_files, "inputs (binary FuzzSession, or raw harness input)")->required();
   show->callback([show_files, &run] { run = [show_files] { return RunFuzzShow(*show_files, stdout, stderr); }; });
 
-  CLI::App* repro = sub->add_subcommand("repro", "Turn a fuzz_session input into a conformance script (and replay it for a pcap)");
+  CLI::App* repro =
+      sub->add_subcommand("repro", "Turn a fuzz_session input into a conformance script (and replay it for a pcap)");
   auto rc = std::make_shared<FuzzReproCommand>();
   rc->out_dir = "rdmapct-repro";
   repro->add_option("file", rc->input, "a FuzzSession (binary or text format)")->required();
-  repro->add_option("--out", rc->out_dir, "directory for the script, the pcap and the replay report (default rdmapct-repro)");
-  repro->add_option("--fault", rc->faults, "faults of the in-process reference it failed on (repeatable)")->allow_extra_args(false);
-  repro->add_option("--target", rc->target, "replay the script against this target (default: the reference with the faults)");
+  repro->add_option("--out", rc->out_dir,
+                    "directory for the script, the pcap and the replay report (default rdmapct-repro)");
+  repro->add_option("--fault", rc->faults, "faults of the in-process reference it failed on (repeatable)")
+      ->allow_extra_args(false);
+  repro->add_option("--target", rc->target,
+                    "replay the script against this target (default: the reference with the faults)");
   auto no_replay = std::make_shared<bool>(false);
   repro->add_flag("--no-replay", *no_replay, "only write the script");
   repro->callback([rc, no_replay, &run] {
@@ -132,7 +142,8 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
     run = [rc] { return RunFuzzRepro(*rc, stdout, stderr); };
   });
 
-  CLI::App* camp = sub->add_subcommand("campaign", "Run the libFuzzer harnesses within a time budget: corpus, findings, stats");
+  CLI::App* camp =
+      sub->add_subcommand("campaign", "Run the libFuzzer harnesses within a time budget: corpus, findings, stats");
   camp->footer(kCampaignHelp);
   struct CampaignState {
     CampaignCommand cmd;
@@ -140,13 +151,18 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
     bool no_minimize = false;
   };
   auto cs = std::make_shared<CampaignState>();
-  camp->add_option("--harness", cs->cmd.harnesses, "fuzz_* name or all (repeatable; default all)")->allow_extra_args(false);
+  camp->add_option("--harness", cs->cmd.harnesses, "fuzz_* name or all (repeatable; default all)")
+      ->allow_extra_args(false);
   camp->add_option("--time", cs->time, "whole campaign budget (e.g. 8h; default 10m)");
   camp->add_option("--jobs", cs->cmd.jobs, "libFuzzer fork workers per harness (default 1)")->check(CLI::Range(1, 256));
-  camp->add_option("--out", cs->cmd.out_dir, "campaign directory, reused by the next campaign (default rdmapct-campaign)");
-  camp->add_option("--fuzzers", cs->cmd.fuzzers_dir, "directory of the fuzz_* binaries (default $RDMAPCT_FUZZERS or build-fuzz/out)");
-  camp->add_option("--source", cs->cmd.source_dir, "source tree with corpus/ and build-fuzz/ (default: the one build/share/rdmapct links to)");
-  camp->add_option("--fault", cs->cmd.faults, "reference faults for fuzz_session (repeatable)")->allow_extra_args(false);
+  camp->add_option("--out", cs->cmd.out_dir,
+                   "campaign directory, reused by the next campaign (default rdmapct-campaign)");
+  camp->add_option("--fuzzers", cs->cmd.fuzzers_dir,
+                   "directory of the fuzz_* binaries (default $RDMAPCT_FUZZERS or build-fuzz/out)");
+  camp->add_option("--source", cs->cmd.source_dir,
+                   "source tree with corpus/ and build-fuzz/ (default: the one build/share/rdmapct links to)");
+  camp->add_option("--fault", cs->cmd.faults, "reference faults for fuzz_session (repeatable)")
+      ->allow_extra_args(false);
   camp->add_flag("--no-minimize", cs->no_minimize, "keep findings as found");
   camp->add_flag("-q,--quiet", cs->cmd.quiet, "only the final line");
   camp->callback([cs, &run] {

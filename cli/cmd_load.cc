@@ -57,7 +57,8 @@ void RegisterLoad(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--messages", o.max_messages, "stop after this many messages in all (default: no limit)");
   sub->add_option("--batch", o.batch, "messages per socket write (default 16)")->check(CLI::Range(1, 4096));
   sub->add_option("--mulpdu", o.mulpdu, "largest ULPDU sent (default 64768: one FPDU per message up to ~63 KiB)");
-  sub->add_option("--timeout", st->timeout_ms, "ms to wait for connect, Reply, a write and the final close (default 5000)")
+  sub->add_option("--timeout", st->timeout_ms,
+                  "ms to wait for connect, Reply, a write and the final close (default 5000)")
       ->check(CLI::Range(1, 3600000));
   sub->add_option("--profile", st->profile, "rfc5040 (default), rfc7306 or commit: decodes what the target sends")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));

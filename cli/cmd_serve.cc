@@ -44,7 +44,8 @@ constexpr const char* kServeHelp =
 }  // namespace
 
 void RegisterServe(CLI::App& app, std::function<int()>& run) {
-  CLI::App* sub = app.add_subcommand("serve", "Serve the reference target over TCP (MPA Responder, or Initiator with --connect)");
+  CLI::App* sub =
+      app.add_subcommand("serve", "Serve the reference target over TCP (MPA Responder, or Initiator with --connect)");
   sub->footer(kServeHelp);
   struct State {
     ServeCommand cmd;
@@ -57,16 +58,14 @@ void RegisterServe(CLI::App& app, std::function<int()>& run) {
   CLI::Option* connect =
       sub->add_option("--connect", c.connect, "HOST:PORT of a listening suite: be the MPA Initiator instead");
   listen->excludes(connect);
-  sub->add_option("--connections", c.connections, "with --connect: stop after this many connections (default: no limit)")
+  sub->add_option("--connections", c.connections,
+                  "with --connect: stop after this many connections (default: no limit)")
       ->check(CLI::Range(0, 1'000'000'000));
   sub->add_option("--profile", st->profile, "rfc5040 (default), rfc7306 or commit")
       ->check(CLI::IsMember({"rfc5040", "rfc7306", "commit"}));
-  sub->add_option("--fault", c.faults, "fault switch (repeatable; rdmapct --list-faults)")
-      ->allow_extra_args(false);
-  sub->add_option("--mpa-rev", c.mpa_rev, "highest MPA Rev accepted: 1 or 2 (default 2)")
-      ->check(CLI::IsMember({1, 2}));
-  sub->add_option("--crc", st->crc, "on (default), optional or off")
-      ->check(CLI::IsMember({"on", "off", "optional"}));
+  sub->add_option("--fault", c.faults, "fault switch (repeatable; rdmapct --list-faults)")->allow_extra_args(false);
+  sub->add_option("--mpa-rev", c.mpa_rev, "highest MPA Rev accepted: 1 or 2 (default 2)")->check(CLI::IsMember({1, 2}));
+  sub->add_option("--crc", st->crc, "on (default), optional or off")->check(CLI::IsMember({"on", "off", "optional"}));
   sub->add_option("--markers", st->markers, "on or off (default): M bit of the Reply")
       ->check(CLI::IsMember({"on", "off"}));
   sub->add_option("--max-connections", c.max_connections, "connections open at once (default 64)")

@@ -9,8 +9,8 @@ namespace rdmapct::cli {
 // Exit statuses shared by every subcommand (README "Exit status", and the
 // top-level --help footer, cli_help.cc kMainFooter).
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFail = 1;    // a check failed / input is malformed
-inline constexpr int kExitUsage = 2;   // usage error, unreadable input, target error
+inline constexpr int kExitFail = 1;   // a check failed / input is malformed
+inline constexpr int kExitUsage = 2;  // usage error, unreadable input, target error
 
 // Each Register* returns the subcommand; `run` is set to the action to run.
 void RegisterVersion(CLI::App& app, std::function<int()>& run);

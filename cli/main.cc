@@ -21,15 +21,16 @@ std::string SelectedCommand(const CLI::App* app) {
 
 int main(int argc, char** argv) {
   using namespace rdmapct::cli;
-  CLI::App app{"rdmapct: conformance test suite and protocol fuzzer for iWARP RDMAP "
-               "(RFC 5040, RFC 7306, draft-talpey-rdma-commit-01 over DDP/MPA/TCP)"};
+  CLI::App app{
+      "rdmapct: conformance test suite and protocol fuzzer for iWARP RDMAP "
+      "(RFC 5040, RFC 7306, draft-talpey-rdma-commit-01 over DDP/MPA/TCP)"};
   // At most one subcommand: `rdmapct --list-faults` runs without one.
   app.require_subcommand(0, 1);
   // Bad flags: one line naming the problem (exit status 2 below).
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     const std::string command = SelectedCommand(a);
-    return ErrorText(command, e.what() + std::string(" (see rdmapct ") + (command.empty() ? "" : command + " ") +
-                                  "--help)");
+    return ErrorText(command,
+                     e.what() + std::string(" (see rdmapct ") + (command.empty() ? "" : command + " ") + "--help)");
   });
   std::function<int()> run;
   RegisterVersion(app, run);

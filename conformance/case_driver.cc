@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <thread>
 
-#include "conformance/frame_text.h"
 #include "conformance/case_driver_internal.h"
+#include "conformance/frame_text.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
@@ -80,8 +80,10 @@ std::optional<MpaRequest> BuildMpaRequest(const proto::Connect& c, const std::st
     req.octets = *octets;
     auto decoded = wire::DecodeMpaStartupFrame(req.octets, {.expect = wire::MpaFrameKind::kEither});
     req.decodable = decoded.ok();
-    if (decoded.ok()) req.frame = *decoded;
-    else req.frame.crc_required = true;
+    if (decoded.ok())
+      req.frame = *decoded;
+    else
+      req.frame.crc_required = true;
     return req;
   }
   wire::MpaStartupFrame& f = req.frame;
@@ -137,7 +139,10 @@ wire::Bytes MemoryModel::Expected(const wire::AdvertisedRegion& region, uint64_t
 }
 
 CaseDriver::CaseDriver(const LoadedCase& c, targets::TargetConnector& connector, const CaseDriverOptions& options)
-    : case_(c), connector_(connector), options_(options), start_(Clock::now()),
+    : case_(c),
+      connector_(connector),
+      options_(options),
+      start_(Clock::now()),
       case_deadline_(start_ + options.case_timeout),
       recorder_(run_.result.frames, start_, options.limits.max_recorded_octets, options.profile) {}
 
@@ -233,13 +238,27 @@ StepResult CaseDriver::Execute(const proto::Step& step, int index) {
     return sr;
   }
   switch (step.action_case()) {
-    case proto::Step::kConnect: sr = DoConnect(step.connect(), index); break;
-    case proto::Step::kSend: sr = DoSend(step.send(), index); break;
-    case proto::Step::kExpect: sr = DoExpect(step.expect(), index); break;
-    case proto::Step::kPause: sr = DoPause(step.pause(), index); break;
-    case proto::Step::kListen: sr = DoListen(step.listen(), index); break;
-    case proto::Step::kReply: sr = DoReply(step.reply(), index); break;
-    case proto::Step::kTarget: sr = DoTarget(step.target(), index); break;
+    case proto::Step::kConnect:
+      sr = DoConnect(step.connect(), index);
+      break;
+    case proto::Step::kSend:
+      sr = DoSend(step.send(), index);
+      break;
+    case proto::Step::kExpect:
+      sr = DoExpect(step.expect(), index);
+      break;
+    case proto::Step::kPause:
+      sr = DoPause(step.pause(), index);
+      break;
+    case proto::Step::kListen:
+      sr = DoListen(step.listen(), index);
+      break;
+    case proto::Step::kReply:
+      sr = DoReply(step.reply(), index);
+      break;
+    case proto::Step::kTarget:
+      sr = DoTarget(step.target(), index);
+      break;
     case proto::Step::kClose:
       sr.action = "close";
       if (!conn_) {
@@ -303,11 +322,11 @@ StepResult CaseDriver::DoConnect(const proto::Connect& c, int index) {
   }
   // A following `expect { mpa_reply {...} }` grades the Reply itself.
   const proto::Step* next = index + 1 < case_.proto.step_size() ? &case_.proto.step(index + 1) : nullptr;
-  const bool graded = next && next->has_expect() &&
-                      (next->expect().has_mpa_reply() ||
-                       std::any_of(next->expect().any_of().alternative().begin(),
-                                   next->expect().any_of().alternative().end(),
-                                   [](const proto::Expect& a) { return a.has_mpa_reply(); }));
+  const bool graded =
+      next && next->has_expect() &&
+      (next->expect().has_mpa_reply() ||
+       std::any_of(next->expect().any_of().alternative().begin(), next->expect().any_of().alternative().end(),
+                   [](const proto::Expect& a) { return a.has_mpa_reply(); }));
   const bool accepted = handshake_.reply && !handshake_.reply->reject;
   if (!graded && !CheckReply(c, *req, handshake_, sr)) return sr;
   if (!accepted) return sr;
@@ -347,7 +366,8 @@ bool CaseDriver::CheckReply(const proto::Connect& c, const MpaRequest& req, cons
     run_.connect_failed = true;
   }
   if (!h.reply) {
-    if (h.timed_out) return refuse("no MPA Reply within " + std::to_string(options_.reply_timeout.count()) + " ms", false);
+    if (h.timed_out)
+      return refuse("no MPA Reply within " + std::to_string(options_.reply_timeout.count()) + " ms", false);
     if (!h.reply_error.empty()) return refuse("the target's MPA Reply does not decode: " + h.reply_error, false);
     return refuse("the target closed the connection (" + std::string(LinkStateName(h.link)) + ") without an MPA Reply",
                   true);
@@ -363,9 +383,9 @@ bool CaseDriver::CheckReply(const proto::Connect& c, const MpaRequest& req, cons
   if (c.has_rfc6581() && c.rfc6581().rtr() != proto::Rfc6581::RTR_NONE) {
     const wire::IrdOrdOutcome o = wire::NegotiateIrdOrd(req.frame, reply);
     const proto::Rfc6581::Rtr t = c.rfc6581().rtr();
-    const bool ok = o.applies && ((t == proto::Rfc6581::RTR_SEND && o.rtr_send) ||
-                                  (t == proto::Rfc6581::RTR_WRITE && o.rtr_write) ||
-                                  (t == proto::Rfc6581::RTR_READ && o.rtr_read));
+    const bool ok =
+        o.applies && ((t == proto::Rfc6581::RTR_SEND && o.rtr_send) ||
+                      (t == proto::Rfc6581::RTR_WRITE && o.rtr_write) || (t == proto::Rfc6581::RTR_READ && o.rtr_read));
     if (!ok) return refuse("no " + proto::Rfc6581::Rtr_Name(t) + " was negotiated", true);
   }
   return true;
@@ -396,9 +416,9 @@ bool CaseDriver::TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResul
   if (!run_.target_info.empty()) return true;
   std::vector<std::string>& info = run_.target_info;
   info.push_back(SummarizeStartupFrame(reply));
-  info.push_back("test-ULP convention " + std::to_string(adv_.major_version) + "." + std::to_string(adv_.minor_version) +
-                 ": IRD " + std::to_string(adv_.ird) + ", ORD " + std::to_string(adv_.ord) + ", " +
-                 std::to_string(adv_.receive_buffer_count) + " receive buffers of " +
+  info.push_back("test-ULP convention " + std::to_string(adv_.major_version) + "." +
+                 std::to_string(adv_.minor_version) + ": IRD " + std::to_string(adv_.ird) + ", ORD " +
+                 std::to_string(adv_.ord) + ", " + std::to_string(adv_.receive_buffer_count) + " receive buffers of " +
                  std::to_string(adv_.receive_buffer_size) + " octets, flags " + Hex32(adv_.flags));
   for (const wire::AdvertisedRegion& g : adv_.regions) {
     info.push_back("region STag " + Hex32(g.stag) + " TO " + Hex64(g.base_tagged_offset) + " length " +
@@ -415,8 +435,7 @@ std::vector<std::string> CaseDriver::MissingNeeds() const {
   const proto::Needs& n = case_.proto.needs();
   const bool wants = n.region_size() || n.receive_buffers() || n.receive_buffer_size() || n.ird() ||
                      n.previous_outcome() || n.solicited_known() || n.advertisement() || n.keep_memory() ||
-                     UsesCommands() ||
-                     n.concurrent_connections();
+                     UsesCommands() || n.concurrent_connections();
   if (!have_advertisement_) {
     if (wants) return {"a test-ULP Advertisement (its MPA Reply carries none)"};
     return {};
@@ -521,7 +540,7 @@ StepResult CaseDriver::DoSend(const proto::Send& s, int index) {
 }
 
 bool CaseDriver::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
-                               std::string& error) {
+                              std::string& error) {
   // An STag of another connection (RegionRef.connection): resolved in that
   // connection's Advertisement; what it writes is not this stream's memory.
   const proto::RegionRef& remote = s.message().remote();
@@ -559,7 +578,7 @@ bool CaseDriver::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::op
 }
 
 bool CaseDriver::FrameRaw(const proto::Send& s, wire::Bytes& octets, std::optional<SentMessage>& sent,
-                           std::string& error) {
+                          std::string& error) {
   std::optional<wire::Bytes> raw = RawOctets(s.raw(), error);
   if (!raw) return false;
   switch (s.raw().layer()) {
@@ -573,7 +592,8 @@ bool CaseDriver::FrameRaw(const proto::Send& s, wire::Bytes& octets, std::option
       if (fpdu.ok()) sent = SentFromUlpdu(s.label(), fpdu->ulpdu, options_.profile);
       break;
     }
-    default: octets = conn_->RawTcp(*raw);
+    default:
+      octets = conn_->RawTcp(*raw);
   }
   return true;
 }
@@ -589,8 +609,8 @@ bool CaseDriver::Transmit(const wire::Bytes& octets, const proto::TcpWrites& tcp
   if (all.empty()) return true;
   std::size_t at = 0;
   for (int i = 0; at < all.size(); ++i) {
-    const std::size_t n = i < tcp.write_size_size() ? std::min<std::size_t>(tcp.write_size(i), all.size() - at)
-                                                    : all.size() - at;
+    const std::size_t n =
+        i < tcp.write_size_size() ? std::min<std::size_t>(tcp.write_size(i), all.size() - at) : all.size() - at;
     if (n == 0) continue;
     if (i > 0 && tcp.delay_ms() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(tcp.delay_ms()));
     const targets::IoStatus st = conn_->Write(wire::ByteSpan(all).subspan(at, n), Deadline(options_.expect_timeout));

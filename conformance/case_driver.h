@@ -42,11 +42,11 @@ namespace rdmapct::conformance {
 
 struct CaseDriverOptions {
   wire::Profile profile = wire::Profile::kRfc5040;
-  std::chrono::milliseconds connect_timeout{5000};   // TargetConnector::Connect
-  std::chrono::milliseconds reply_timeout{5000};     // MPA Reply after the Request
-  std::chrono::milliseconds expect_timeout{2000};    // an Expect without timeout_ms
-  std::chrono::milliseconds case_timeout{60000};     // the whole case, every wait included
-  std::chrono::milliseconds close_timeout{1000};     // target's FIN after the suite's
+  std::chrono::milliseconds connect_timeout{5000};  // TargetConnector::Connect
+  std::chrono::milliseconds reply_timeout{5000};    // MPA Reply after the Request
+  std::chrono::milliseconds expect_timeout{2000};   // an Expect without timeout_ms
+  std::chrono::milliseconds case_timeout{60000};    // the whole case, every wait included
+  std::chrono::milliseconds close_timeout{1000};    // target's FIN after the suite's
   // Quiet time between an accepted MPA Reply and the suite's first FPDU (the
   // RTR included). 0 by default: RFC 5044 §7.1.2 Rule 2 (R5044-7.1.2-R02h)
   // has the Responder read FPDUs from its Reply on. A pause separates a
@@ -59,7 +59,7 @@ struct CaseDriverOptions {
   // docs/reports/siw S1), to see what else its Terminates get right or
   // wrong. The runner says so in the run's target information.
   bool undo_terminate_bitfield_order = false;
-  std::size_t emss = 1460;                           // for the suite's MULPDU (RFC 5044 §4.5)
+  std::size_t emss = 1460;  // for the suite's MULPDU (RFC 5044 §4.5)
   ConnectionLimits limits;
 };
 
@@ -82,7 +82,7 @@ CaseRun RunCase(const LoadedCase& c, targets::TargetConnector& connector, const 
 struct MpaRequest {
   wire::MpaStartupFrame frame;  // as decoded from `octets` when the case gives raw octets
   wire::Bytes octets;
-  bool decodable = true;        // false: request_hex that is no Request Frame
+  bool decodable = true;  // false: request_hex that is no Request Frame
 };
 // nullopt with `error` when the case's hex does not parse.
 // `extension` (test-ULP 1.1, convention §2.4): the Suite Request extension

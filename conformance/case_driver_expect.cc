@@ -2,8 +2,8 @@
 // refers to, wait (bounded) until the matcher decides, read memory back.
 #include <algorithm>
 
-#include "conformance/frame_text.h"
 #include "conformance/case_driver_internal.h"
+#include "conformance/frame_text.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
 
@@ -12,29 +12,47 @@ namespace {
 
 std::string ExpectKind(const proto::Expect& e) {
   switch (e.what_case()) {
-    case proto::Expect::kFrame: return "expect frame";
-    case proto::Expect::kTerminate: return "expect terminate";
-    case proto::Expect::kEvent: return "expect event";
-    case proto::Expect::kMemory: return "expect memory";
-    case proto::Expect::kClosed: return "expect closed";
-    case proto::Expect::kNothing: return "expect nothing";
-    case proto::Expect::kReadResponses: return "expect read_responses";
-    case proto::Expect::kMpaReply: return "expect mpa_reply";
-    case proto::Expect::kAnyOf: return "expect any_of";
-    case proto::Expect::kMpaRequest: return "expect mpa_request";
-    case proto::Expect::kCommands: return "expect commands";
-    case proto::Expect::kPreviousCommands: return "expect previous_commands";
-    default: return "expect";
+    case proto::Expect::kFrame:
+      return "expect frame";
+    case proto::Expect::kTerminate:
+      return "expect terminate";
+    case proto::Expect::kEvent:
+      return "expect event";
+    case proto::Expect::kMemory:
+      return "expect memory";
+    case proto::Expect::kClosed:
+      return "expect closed";
+    case proto::Expect::kNothing:
+      return "expect nothing";
+    case proto::Expect::kReadResponses:
+      return "expect read_responses";
+    case proto::Expect::kMpaReply:
+      return "expect mpa_reply";
+    case proto::Expect::kAnyOf:
+      return "expect any_of";
+    case proto::Expect::kMpaRequest:
+      return "expect mpa_request";
+    case proto::Expect::kCommands:
+      return "expect commands";
+    case proto::Expect::kPreviousCommands:
+      return "expect previous_commands";
+    default:
+      return "expect";
   }
 }
 
 int Rank(Verdict v) {
   switch (v) {
-    case Verdict::kPass: return 0;
-    case Verdict::kWarn: return 1;
-    case Verdict::kSkip: return 2;
-    case Verdict::kFail: return 3;
-    case Verdict::kError: return 4;
+    case Verdict::kPass:
+      return 0;
+    case Verdict::kWarn:
+      return 1;
+    case Verdict::kSkip:
+      return 2;
+    case Verdict::kFail:
+      return 3;
+    case Verdict::kError:
+      return 4;
   }
   return 4;
 }
@@ -82,8 +100,8 @@ MatchContext CaseDriver::ContextFor(const proto::Expect& e, std::string& error) 
     return it == labels_.end() ? nullptr : &it->second;
   };
   if (e.has_terminate()) {
-    ctx.offending = e.terminate().offending().empty() ? (last_send_ ? &*last_send_ : nullptr)
-                                                      : label(e.terminate().offending());
+    ctx.offending =
+        e.terminate().offending().empty() ? (last_send_ ? &*last_send_ : nullptr) : label(e.terminate().offending());
   }
   if (e.has_frame() && e.frame().has_payload()) {
     std::optional<wire::Bytes> p = BuildPayload(e.frame().payload(), nullptr, error);
@@ -124,7 +142,7 @@ Evaluation CaseDriver::WaitFor(const Evaluator& eval, Clock::time_point deadline
 }
 
 std::optional<CaseDriver::Evaluator> CaseDriver::EvaluatorFor(const proto::Expect& e, Clock::time_point start,
-                                                                Clock::time_point& deadline, std::string& error) {
+                                                              Clock::time_point& deadline, std::string& error) {
   auto ctx = std::make_shared<MatchContext>(ContextFor(e, error));
   if (!error.empty()) return std::nullopt;
   const Clock::time_point mine = std::min(start + ctx->timeout, case_deadline_);
@@ -140,7 +158,8 @@ std::optional<CaseDriver::Evaluator> CaseDriver::EvaluatorFor(const proto::Expec
     case proto::Expect::kFrame:
       return wrap([&m = e.frame()](const Observation& o, const MatchContext& c) { return EvaluateFrame(m, o, c); });
     case proto::Expect::kTerminate:
-      return wrap([&m = e.terminate()](const Observation& o, const MatchContext& c) { return EvaluateTerminate(m, o, c); });
+      return wrap(
+          [&m = e.terminate()](const Observation& o, const MatchContext& c) { return EvaluateTerminate(m, o, c); });
     case proto::Expect::kEvent:
       return wrap([&m = e.event()](const Observation& o, const MatchContext& c) { return EvaluateEvent(m, o, c); });
     case proto::Expect::kClosed:
@@ -159,7 +178,8 @@ std::optional<CaseDriver::Evaluator> CaseDriver::EvaluatorFor(const proto::Expec
         r.outcome = MatchMpaReply(m, handshake_, request_->frame, c);
         return r;
       });
-    case proto::Expect::kAnyOf: break;
+    case proto::Expect::kAnyOf:
+      break;
     default:
       error = ExpectKind(e) + " is not supported inside any_of";
       return std::nullopt;
@@ -167,8 +187,8 @@ std::optional<CaseDriver::Evaluator> CaseDriver::EvaluatorFor(const proto::Expec
   // Each alternative is judged strictly (MUST unless it says otherwise), so
   // that in a SHOULD-level case an alternative that misses is no match; a
   // miss of them all is graded at the any_of's own level.
-  auto strict = std::make_shared<std::vector<proto::Expect>>(e.any_of().alternative().begin(),
-                                                             e.any_of().alternative().end());
+  auto strict =
+      std::make_shared<std::vector<proto::Expect>>(e.any_of().alternative().begin(), e.any_of().alternative().end());
   for (proto::Expect& alt : *strict) {
     if (alt.severity() == proto::LEVEL_UNSPECIFIED) alt.set_severity(proto::MUST);
   }
@@ -215,11 +235,15 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
   if (!error.empty()) {
     ev.outcome = MakeOutcome(Verdict::kError, "case error: " + error, "", "");
   } else if (e.has_mpa_reply()) {
-    if (request_) ev.outcome = MatchMpaReply(e.mpa_reply(), handshake_, request_->frame, ctx);
-    else ev.outcome = MakeOutcome(Verdict::kError, "no MPA Request was sent", "", "");
+    if (request_)
+      ev.outcome = MatchMpaReply(e.mpa_reply(), handshake_, request_->frame, ctx);
+    else
+      ev.outcome = MakeOutcome(Verdict::kError, "no MPA Request was sent", "", "");
   } else if (e.has_mpa_request()) {
-    if (conn_ && !request_) ev.outcome = MatchMpaRequest(e.mpa_request(), listen_, ctx);
-    else ev.outcome = MakeOutcome(Verdict::kError, "case error: no listen step before expect mpa_request", "", "");
+    if (conn_ && !request_)
+      ev.outcome = MatchMpaRequest(e.mpa_request(), listen_, ctx);
+    else
+      ev.outcome = MakeOutcome(Verdict::kError, "case error: no listen step before expect mpa_request", "", "");
   } else if (!conn_) {
     ev.outcome = MakeOutcome(Verdict::kError, "no connection", "", "");
   } else if (e.has_memory()) {
@@ -259,7 +283,7 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
 }
 
 Evaluation CaseDriver::Memory(const proto::MemoryExpectation& m, const MatchContext& ctx, Clock::time_point deadline,
-                               std::string& error) {
+                              std::string& error) {
   Evaluation ev;
   ev.decided = true;
   std::optional<ResolvedRef> at = ResolveRef(m.at(), regions_, error);
@@ -287,8 +311,12 @@ Evaluation CaseDriver::Memory(const proto::MemoryExpectation& m, const MatchCont
       expected = wire::RegionPattern(*view, read_to, m.length());
       expected_text = "unchanged from the convention's pattern";
       break;
-    case proto::MemoryExpectation::kHex: expected = ParseHexString(m.hex()); break;
-    case proto::MemoryExpectation::kData: expected = BuildPayload(m.data(), &*at, error); break;
+    case proto::MemoryExpectation::kHex:
+      expected = ParseHexString(m.hex());
+      break;
+    case proto::MemoryExpectation::kData:
+      expected = BuildPayload(m.data(), &*at, error);
+      break;
     case proto::MemoryExpectation::kDataOf:
       if (auto it = labels_.find(m.data_of()); it != labels_.end()) expected = it->second.ulp_payload;
       expected_text = "what send '" + m.data_of() + "' wrote";
@@ -300,7 +328,8 @@ Evaluation CaseDriver::Memory(const proto::MemoryExpectation& m, const MatchCont
       expected = memory_.Expected(r, at->tagged_offset, m.length());
       expected_text = "what the suite's record says: the pattern, the case's Writes and the Read Responses it answered";
       break;
-    default: break;
+    default:
+      break;
   }
   if (!expected) {
     if (error.empty()) error = "the memory expectation has no usable content";
@@ -314,11 +343,13 @@ Evaluation CaseDriver::Memory(const proto::MemoryExpectation& m, const MatchCont
   const wire::Bytes octets =
       conn_->FrameUlpdu(ulpdu, nullptr, "memory read-back: " + SummarizeUlpdu(ulpdu, options_.profile));
   conn_->Write(octets, deadline);
-  ev = WaitFor([&](const Observation& obs, bool passed) {
-    Observation o = obs;
-    o.deadline_passed = passed;
-    return EvaluateReadResponses({&req, 1}, o, ctx);
-  }, deadline);
+  ev = WaitFor(
+      [&](const Observation& obs, bool passed) {
+        Observation o = obs;
+        o.deadline_passed = passed;
+        return EvaluateReadResponses({&req, 1}, o, ctx);
+      },
+      deadline);
   ev.outcome.expected = what + ": " + (expected_text.empty() ? HexString(*expected, 64) : expected_text) +
                         "\nread back through STag " + Hex32(view->stag) + " TO " + Hex64(read_to) + "\n" +
                         ev.outcome.expected;
@@ -326,7 +357,7 @@ Evaluation CaseDriver::Memory(const proto::MemoryExpectation& m, const MatchCont
 }
 
 Evaluation CaseDriver::ReadResponses(const proto::ReadResponses& m, const MatchContext& ctx, Clock::time_point deadline,
-                                      std::string& error) {
+                                     std::string& error) {
   Evaluation ev;
   ev.decided = true;
   if (m.last_request() > reads_.size() || m.first_request() == 0) {
@@ -342,11 +373,13 @@ Evaluation CaseDriver::ReadResponses(const proto::ReadResponses& m, const MatchC
     }
     requests.push_back(std::move(r));
   }
-  return WaitFor([&](const Observation& obs, bool passed) {
-    Observation o = obs;
-    o.deadline_passed = passed;
-    return EvaluateReadResponses(requests, o, ctx);
-  }, deadline);
+  return WaitFor(
+      [&](const Observation& obs, bool passed) {
+        Observation o = obs;
+        o.deadline_passed = passed;
+        return EvaluateReadResponses(requests, o, ctx);
+      },
+      deadline);
 }
 
 }  // namespace rdmapct::conformance

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "conformance/case_driver.h"
 #include "conformance/connection.h"
 #include "conformance/matchers.h"
 #include "conformance/message_builder.h"
-#include "conformance/case_driver.h"
-#include "reference/wire/ulp_convention_directive.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/ulp_convention_commands.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 namespace rdmapct::conformance {
 
@@ -52,14 +52,14 @@ inline constexpr uint32_t kSuiteInvalidateStags = 4;
 struct PeerCommand {
   wire::Command command;
   std::optional<wire::AdvertisedRegion> local;  // the target region it names
-  wire::Bytes expected;      // the octets it must move (Write / Send data; a Read's answer)
-  uint64_t progress = 0;     // octets of its message seen so far
+  wire::Bytes expected;                         // the octets it must move (Write / Send data; a Read's answer)
+  uint64_t progress = 0;                        // octets of its message seen so far
   bool message_done = false;
-  uint32_t msn = 0;          // Sends: the message's MSN
-  wire::Bytes rsvd_ulp;      // Sends: RsvdULP octets of the first segment
-  uint32_t read_request = 0; // Reads: its number among the target's Read Requests
-  bool answered = false;     // Reads, Atomics: the suite sent the response
-  uint32_t request_id = 0;   // Atomics: the Request Identifier to echo
+  uint32_t msn = 0;           // Sends: the message's MSN
+  wire::Bytes rsvd_ulp;       // Sends: RsvdULP octets of the first segment
+  uint32_t read_request = 0;  // Reads: its number among the target's Read Requests
+  bool answered = false;      // Reads, Atomics: the suite sent the response
+  uint32_t request_id = 0;    // Atomics: the Request Identifier to echo
 };
 
 struct PeerState {
@@ -67,14 +67,14 @@ struct PeerState {
   std::size_t next_message = 0;       // the command whose message comes next
   std::size_t next_completion = 0;    // the command whose completion comes next
   uint32_t next_qn1_msn = 1;
-  std::vector<uint32_t> qn0_msns;     // the target's QN 0 MSNs seen (commanded Sends, completion records)
-  uint32_t last_message_msn = 0;      // of its last commanded Send / Immediate Data (they rise in posting order)
+  std::vector<uint32_t> qn0_msns;  // the target's QN 0 MSNs seen (commanded Sends, completion records)
+  uint32_t last_message_msn = 0;   // of its last commanded Send / Immediate Data (they rise in posting order)
   uint32_t read_requests = 0;
   std::vector<std::size_t> unanswered;  // commands whose Read Request the suite holds
   uint16_t suite_ird = kDefaultSuiteIrd;
-  bool broken_sent = false;           // a broken answer (or none) ends the expectation
-  std::string case_error;             // a broken answer the request cannot take
-  wire::Bytes memory;                 // the suite's region
+  bool broken_sent = false;  // a broken answer (or none) ends the expectation
+  std::string case_error;    // a broken answer the request cannot take
+  wire::Bytes memory;        // the suite's region
 };
 
 std::string CommandText(const PeerCommand& p);

@@ -6,8 +6,8 @@
 // the Initiator's first FPDU before it sends anything itself.
 #include <algorithm>
 
-#include "conformance/frame_text.h"
 #include "conformance/case_driver_internal.h"
+#include "conformance/frame_text.h"
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/ulp_convention_directive.h"
@@ -44,8 +44,9 @@ AskMismatch Compare(const proto::Ask& a, const wire::MpaStartupFrame& r) {
   if (want.has_ord() && want.ord() != e.ord) m.lacks.push_back("ORD " + std::to_string(want.ord()));
   if (want.peer_to_peer() && e.peer_to_peer) {
     for (int t : a.rtr()) {
-      const bool has = t == proto::Rfc6581::RTR_SEND ? e.send_rtr : t == proto::Rfc6581::RTR_WRITE ? e.write_rtr
-                                                                                                  : e.read_rtr;
+      const bool has = t == proto::Rfc6581::RTR_SEND    ? e.send_rtr
+                       : t == proto::Rfc6581::RTR_WRITE ? e.write_rtr
+                                                        : e.read_rtr;
       if (!has) m.lacks.push_back(proto::Rfc6581::Rtr_Name(static_cast<proto::Rfc6581::Rtr>(t)));
     }
   }
@@ -65,9 +66,9 @@ wire::ConnectDirective DirectiveFor(const proto::Ask& a, const std::string& case
   }
   if (a.rtr().empty()) f |= wire::kDirectiveSendRtr | wire::kDirectiveWriteRtr | wire::kDirectiveReadRtr;
   for (int t : a.rtr()) {
-    f |= t == proto::Rfc6581::RTR_SEND ? wire::kDirectiveSendRtr : t == proto::Rfc6581::RTR_WRITE
-                                                                      ? wire::kDirectiveWriteRtr
-                                                                      : wire::kDirectiveReadRtr;
+    f |= t == proto::Rfc6581::RTR_SEND    ? wire::kDirectiveSendRtr
+         : t == proto::Rfc6581::RTR_WRITE ? wire::kDirectiveWriteRtr
+                                          : wire::kDirectiveReadRtr;
   }
   d.flags = f;
   d.case_hash = wire::CaseHash(case_id);
@@ -81,8 +82,9 @@ wire::EnhancedIrdOrd ReplyWord(const proto::Reply& r, const wire::EnhancedIrdOrd
   wire::EnhancedIrdOrd e;
   e.peer_to_peer = q.peer_to_peer;
   e.ird = static_cast<uint16_t>(r.has_ird() ? r.ird() : q.ord);
-  e.ord = static_cast<uint16_t>(r.has_ord() ? r.ord() : q.ird == wire::kIrdOrdNotNegotiated ? q.ird
-                                                                                             : std::min<uint16_t>(q.ird, 8));
+  e.ord = static_cast<uint16_t>(r.has_ord()                           ? r.ord()
+                                : q.ird == wire::kIrdOrdNotNegotiated ? q.ird
+                                                                      : std::min<uint16_t>(q.ird, 8));
   if (!q.peer_to_peer) return e;
   for (int t : r.rtr()) {
     e.send_rtr |= t == proto::Rfc6581::RTR_SEND;
@@ -127,7 +129,8 @@ std::optional<wire::Bytes> BuildMpaReply(const proto::Reply& r, const wire::MpaS
     f.private_data = *pd;
   }
   wire::Bytes out = wire::EncodeMpaStartupFrame(f);
-  if (r.key() == proto::Reply::REQUEST_KEY) std::copy(wire::kMpaRequestKey.begin(), wire::kMpaRequestKey.end(), out.begin());
+  if (r.key() == proto::Reply::REQUEST_KEY)
+    std::copy(wire::kMpaRequestKey.begin(), wire::kMpaRequestKey.end(), out.begin());
   if (r.key() == proto::Reply::BAD_KEY) out[wire::kMpaKeySize - 1] ^= 0x20;  // "Frame" -> "FramE"
   return out;
 }
@@ -141,8 +144,9 @@ StepResult CaseDriver::DoListen(const proto::Listen& l, int index) {
   }
   if (!connector_.CanAccept()) {
     sr.verdict = Verdict::kSkip;
-    sr.reason = "the case needs the target as MPA Initiator, and this target does not connect to the suite "
-                "(rdmapct conform --listen HOST:PORT)";
+    sr.reason =
+        "the case needs the target as MPA Initiator, and this target does not connect to the suite "
+        "(rdmapct conform --listen HOST:PORT)";
     return sr;
   }
   const std::chrono::milliseconds timeout =
@@ -167,8 +171,8 @@ StepResult CaseDriver::DoListen(const proto::Listen& l, int index) {
     if (graded) return sr;  // the expectation judges what came
     sr.verdict = Verdict::kError;
     sr.reason = !listen_.error.empty() ? "the target's MPA Request does not decode: " + listen_.error
-                : listen_.timed_out    ? "no MPA Request within " + std::to_string(options_.reply_timeout.count()) + " ms"
-                                       : "the target closed the connection without an MPA Request";
+                : listen_.timed_out ? "no MPA Request within " + std::to_string(options_.reply_timeout.count()) + " ms"
+                                    : "the target closed the connection without an MPA Request";
     return sr;
   }
   if (!TakeAdvertisement(*listen_.request, sr)) return sr;
@@ -270,7 +274,8 @@ void CaseDriver::SendReply(const proto::Reply& r, StepResult& sr) {
     conn_->StartFullOperation(n.crc, n.markers_initiator_to_responder, n.markers_responder_to_initiator);
   }
   proto::TcpWrites tcp;
-  for (std::size_t at = 0; r.write_size() > 0 && at < recorded.size(); at += r.write_size()) tcp.add_write_size(r.write_size());
+  for (std::size_t at = 0; r.write_size() > 0 && at < recorded.size(); at += r.write_size())
+    tcp.add_write_size(r.write_size());
   tcp.set_delay_ms(r.delay_ms());
   tcp.set_hold(r.hold());
   Transmit(recorded, tcp, sr);
@@ -293,7 +298,8 @@ void CaseDriver::AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& 
   const Observation o = conn_->Observe();
   const wire::IrdOrdOutcome n = wire::NegotiateIrdOrd(*listen_.request, reply);
   const bool p2p = n.applies && n.peer_to_peer;
-  const std::string rtr = std::string(n.rtr_write ? " Write" : "") + (n.rtr_send ? " Send" : "") + (n.rtr_read ? " Read" : "");
+  const std::string rtr =
+      std::string(n.rtr_write ? " Write" : "") + (n.rtr_send ? " Send" : "") + (n.rtr_read ? " Read" : "");
   auto fail = [&](Verdict v, std::string why) {
     sr.verdict = v;
     sr.reason = std::move(why);
@@ -304,12 +310,16 @@ void CaseDriver::AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& 
     const std::string what = conn_->link() == LinkState::kOpen
                                  ? "sent no FPDU within " + std::to_string(options_.expect_timeout.count()) + " ms"
                                  : "closed (" + std::string(LinkStateName(conn_->link())) + ") without an FPDU";
-    if (p2p) return fail(VerdictForMiss(proto::MUST), "after a peer-to-peer Reply the target " + what + ", expected an RTR (" + rtr + " )");
+    if (p2p)
+      return fail(VerdictForMiss(proto::MUST),
+                  "after a peer-to-peer Reply the target " + what + ", expected an RTR (" + rtr + " )");
     return fail(Verdict::kError, "the target broke the test-ULP convention: after the Reply it " + what +
                                      " (its hello, convention §10.3)");
   }
   if (o.frames.empty()) {
-    if (p2p) fail(VerdictForMiss(proto::MUST), "the target's first FPDU after a peer-to-peer Reply is an Event Send, not an RTR");
+    if (p2p)
+      fail(VerdictForMiss(proto::MUST),
+           "the target's first FPDU after a peer-to-peer Reply is an Event Send, not an RTR");
     return;
   }
   auto view = wire::DecodeRdmapSegment(o.frames[0].ulpdu, options_.profile);
@@ -323,15 +333,16 @@ void CaseDriver::AwaitFirstFpdu(const wire::MpaStartupFrame& reply, StepResult& 
   const std::string summary = SummarizeUlpdu(o.frames[0].ulpdu, options_.profile);
   sr.frames.push_back(o.frames[0].record);
   if (p2p && !((write_rtr && n.rtr_write) || (send_rtr && n.rtr_send) || (read_rtr && n.rtr_read))) {
-    return fail(VerdictForMiss(proto::MUST),
-                "the target's first FPDU after a peer-to-peer Reply is " + summary + ", not a negotiated RTR (" + rtr + " )");
+    return fail(VerdictForMiss(proto::MUST), "the target's first FPDU after a peer-to-peer Reply is " + summary +
+                                                 ", not a negotiated RTR (" + rtr + " )");
   }
   sr.notes.push_back("the target's first FPDU: " + summary);
   if (!(write_rtr || send_rtr || read_rtr)) return;
   conn_->Consume(1, 0);
   if (!read_rtr) return;
   const wire::Bytes ulpdu = wire::EncodeSegment(wire::MakeReadResponse(read->sink_stag, read->sink_tagged_offset, {}));
-  const wire::Bytes octets = conn_->FrameUlpdu(ulpdu, nullptr, "answer to the Read RTR: " + SummarizeUlpdu(ulpdu, options_.profile));
+  const wire::Bytes octets =
+      conn_->FrameUlpdu(ulpdu, nullptr, "answer to the Read RTR: " + SummarizeUlpdu(ulpdu, options_.profile));
   conn_->Write(octets, Deadline(options_.expect_timeout));
 }
 

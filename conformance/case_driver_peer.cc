@@ -11,8 +11,8 @@
 // target wrote there), never from the reference model.
 #include <algorithm>
 
-#include "conformance/frame_text.h"
 #include "conformance/case_driver_internal.h"
+#include "conformance/frame_text.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/opcodes.h"
@@ -30,28 +30,43 @@ bool IsSendType(CommandType t) {
 
 wire::Opcode OpcodeOf(CommandType t) {
   switch (t) {
-    case CommandType::kRdmaWrite: return wire::Opcode::kRdmaWrite;
-    case CommandType::kRdmaRead: return wire::Opcode::kRdmaReadRequest;
-    case CommandType::kSendWithSe: return wire::Opcode::kSendWithSe;
-    case CommandType::kSendWithInvalidate: return wire::Opcode::kSendWithInvalidate;
-    case CommandType::kSendWithSeAndInvalidate: return wire::Opcode::kSendWithSeAndInvalidate;
-    case CommandType::kImmediateData: return wire::Opcode::kImmediateData;
-    case CommandType::kImmediateDataWithSe: return wire::Opcode::kImmediateDataWithSe;
+    case CommandType::kRdmaWrite:
+      return wire::Opcode::kRdmaWrite;
+    case CommandType::kRdmaRead:
+      return wire::Opcode::kRdmaReadRequest;
+    case CommandType::kSendWithSe:
+      return wire::Opcode::kSendWithSe;
+    case CommandType::kSendWithInvalidate:
+      return wire::Opcode::kSendWithInvalidate;
+    case CommandType::kSendWithSeAndInvalidate:
+      return wire::Opcode::kSendWithSeAndInvalidate;
+    case CommandType::kImmediateData:
+      return wire::Opcode::kImmediateData;
+    case CommandType::kImmediateDataWithSe:
+      return wire::Opcode::kImmediateDataWithSe;
     case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap: return wire::Opcode::kAtomicRequest;
-    case CommandType::kFlush: return wire::Opcode::kFlushRequest;
-    case CommandType::kVerify: return wire::Opcode::kVerifyRequest;
-    case CommandType::kAtomicWrite: return wire::Opcode::kAtomicWriteRequest;
-    default: return wire::Opcode::kSend;
+    case CommandType::kAtomicCmpSwap:
+      return wire::Opcode::kAtomicRequest;
+    case CommandType::kFlush:
+      return wire::Opcode::kFlushRequest;
+    case CommandType::kVerify:
+      return wire::Opcode::kVerifyRequest;
+    case CommandType::kAtomicWrite:
+      return wire::Opcode::kAtomicWriteRequest;
+    default:
+      return wire::Opcode::kSend;
   }
 }
 
 // The requirement ids that put a COMMIT request on QN 1.
 const char* CommitQueueIds(CommandType t) {
   switch (t) {
-    case CommandType::kFlush: return "RCOMMIT-3.1.1.1-01, RCOMMIT-3.1.1.3-02";
-    case CommandType::kVerify: return "RCOMMIT-3.1.2.1-01, RCOMMIT-3.1.2.3-02";
-    default: return "RCOMMIT-3.1.3.1-01";
+    case CommandType::kFlush:
+      return "RCOMMIT-3.1.1.1-01, RCOMMIT-3.1.1.3-02";
+    case CommandType::kVerify:
+      return "RCOMMIT-3.1.2.1-01, RCOMMIT-3.1.2.3-02";
+    default:
+      return "RCOMMIT-3.1.3.1-01";
   }
 }
 
@@ -138,7 +153,8 @@ std::optional<PeerCommand> CaseDriver::MakePeerCommand(const proto::Command& pc,
   if (IsSendType(c.type) && (uses & wire::kUsesRemoteStag) && !pc.has_remote_stag()) {
     // Each Send with Invalidate names a suite STag not invalidated yet.
     const auto named = std::count_if(peer_.commands.begin(), peer_.commands.end(), [](const PeerCommand& q) {
-      return q.command.type == CommandType::kSendWithInvalidate || q.command.type == CommandType::kSendWithSeAndInvalidate;
+      return q.command.type == CommandType::kSendWithInvalidate ||
+             q.command.type == CommandType::kSendWithSeAndInvalidate;
     });
     if (static_cast<uint32_t>(named) >= kSuiteInvalidateStags) {
       error = "more than " + std::to_string(kSuiteInvalidateStags) + " Sends with Invalidate on one connection";
@@ -184,16 +200,19 @@ StepResult CaseDriver::DoTarget(const proto::TargetAction& t, int index) {
   const std::size_t room = wire::Mulpdu(options_.emss, conn_->markers_to_target()) - wire::kDdpUntaggedHeaderLength;
   if (!wire::EncodeCommandRecord(rec, payload).ok() || payload.size() > room) {
     sr.verdict = Verdict::kError;
-    sr.reason = "case error: the Command Record does not fit one Send segment (" + std::to_string(payload.size()) + " octets)";
+    sr.reason =
+        "case error: the Command Record does not fit one Send segment (" + std::to_string(payload.size()) + " octets)";
     return sr;
   }
   const std::size_t first_record = run_.result.frames.size();
-  const wire::Bytes ulpdu = wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSend, send_state_.next_msn[0]++, payload));
+  const wire::Bytes ulpdu =
+      wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSend, send_state_.next_msn[0]++, payload));
   std::string what = "Command Record:";
   for (const wire::Command& c : rec.commands) {
     what += " " + std::to_string(c.command_id) + " " + std::string(wire::CommandTypeName(c.type));
   }
-  const wire::Bytes octets = conn_->FrameUlpdu(ulpdu, nullptr, what + " (" + SummarizeUlpdu(ulpdu, options_.profile) + ")");
+  const wire::Bytes octets =
+      conn_->FrameUlpdu(ulpdu, nullptr, what + " (" + SummarizeUlpdu(ulpdu, options_.profile) + ")");
   for (std::size_t i = first_record; i < run_.result.frames.size(); ++i) sr.frames.push_back(i);
   sr.actual = what;
   Transmit(octets, proto::TcpWrites(), sr);
@@ -231,15 +250,20 @@ std::string CaseDriver::CheckTargetFrame(const ReceivedFrame& f) {
            std::to_string(mulpdu) + " (R5041-5.2-02)";
   }
   switch (p->command.type) {
-    case CommandType::kRdmaWrite: return CheckWriteSegment(*view, *p);
-    case CommandType::kRdmaRead: return CheckReadRequest(*view, *p);
+    case CommandType::kRdmaWrite:
+      return CheckWriteSegment(*view, *p);
+    case CommandType::kRdmaRead:
+      return CheckReadRequest(*view, *p);
     case CommandType::kImmediateData:
-    case CommandType::kImmediateDataWithSe: return CheckImmediateData(*view, *p);
+    case CommandType::kImmediateDataWithSe:
+      return CheckImmediateData(*view, *p);
     case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap: return CheckAtomicRequest(*view, *p);
+    case CommandType::kAtomicCmpSwap:
+      return CheckAtomicRequest(*view, *p);
     case CommandType::kFlush:
     case CommandType::kVerify:
-    case CommandType::kAtomicWrite: return CheckCommitRequest(*view, *p);
+    case CommandType::kAtomicWrite:
+      return CheckCommitRequest(*view, *p);
     default:
       if (!IsSendType(p->command.type)) {
         return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
@@ -262,9 +286,11 @@ std::string CaseDriver::CheckWriteSegment(const wire::RdmapMessageView& v, PeerC
            " (TOs contiguous from the named TO, R5041-5.2-09)";
   }
   const wire::ByteSpan data = v.ddp.payload;
-  if (p.progress + data.size() > c.length) return who + "beyond the " + std::to_string(c.length) + " octets named (R5041-5.2-04)";
+  if (p.progress + data.size() > c.length)
+    return who + "beyond the " + std::to_string(c.length) + " octets named (R5041-5.2-04)";
   const bool ends = p.progress + data.size() == c.length;
-  if (h.last != ends) return who + (h.last ? "with L = 1 before the end (R5041-4.1-05)" : "ending the message with L = 0 (R5041-4.1-04)");
+  if (h.last != ends)
+    return who + (h.last ? "with L = 1 before the end (R5041-4.1-05)" : "ending the message with L = 0 (R5041-4.1-04)");
   if (!p.expected.empty() && !std::equal(data.begin(), data.end(), p.expected.begin() + p.progress)) {
     return who + "carries octets that are not the target's memory at Local TO + " + std::to_string(p.progress) +
            " (R5041-5.2-04)";
@@ -283,33 +309,41 @@ std::string CaseDriver::CheckSendSegment(const wire::RdmapMessageView& v, wire::
   if (p.progress == 0) {
     if (std::count(peer_.qn0_msns.begin(), peer_.qn0_msns.end(), h.msn) || h.msn == 0 ||
         h.msn <= peer_.last_message_msn) {
-      return who + "with MSN " + std::to_string(h.msn) + ", which does not follow the target's earlier QN 0 MSNs (R5041-4.3-07)";
+      return who + "with MSN " + std::to_string(h.msn) +
+             ", which does not follow the target's earlier QN 0 MSNs (R5041-4.3-07)";
     }
     peer_.qn0_msns.push_back(h.msn);
     peer_.last_message_msn = h.msn;
     p.rsvd_ulp.assign(ulpdu.begin() + 1, ulpdu.begin() + 6);  // RsvdULP: DDP header octets 1-5
     p.msn = h.msn;
   } else {
-    if (h.msn != p.msn) return who + "with MSN " + std::to_string(h.msn) + ", not its message's " + std::to_string(p.msn) + " (R5041-4.3-10)";
+    if (h.msn != p.msn)
+      return who + "with MSN " + std::to_string(h.msn) + ", not its message's " + std::to_string(p.msn) +
+             " (R5041-4.3-10)";
     if (!std::equal(p.rsvd_ulp.begin(), p.rsvd_ulp.end(), ulpdu.begin() + 1)) {
       return who + "whose RsvdULP differs from the first segment's (R5041-4.3-04)";
     }
   }
-  const bool invalidate = p.command.type == CommandType::kSendWithInvalidate ||
-                          p.command.type == CommandType::kSendWithSeAndInvalidate;
+  const bool invalidate =
+      p.command.type == CommandType::kSendWithInvalidate || p.command.type == CommandType::kSendWithSeAndInvalidate;
   if (invalidate && h.invalidate_stag != p.command.remote_stag) {
     return who + "with Invalidate STag " + Hex32(h.invalidate_stag) + ", not the " + Hex32(p.command.remote_stag) +
            " it named (R5040-4.1-03, R5040-5.3-13)";
   }
   if (h.message_offset != p.progress) {
-    return who + "with MO " + std::to_string(h.message_offset) + ", not " + std::to_string(p.progress) + " (R5041-5.2-07)";
+    return who + "with MO " + std::to_string(h.message_offset) + ", not " + std::to_string(p.progress) +
+           " (R5041-5.2-07)";
   }
   const wire::ByteSpan data = v.ddp.payload;
-  if (p.progress + data.size() > p.command.length) return who + "beyond the " + std::to_string(p.command.length) + " octets named (R5041-5.2-04)";
+  if (p.progress + data.size() > p.command.length)
+    return who + "beyond the " + std::to_string(p.command.length) + " octets named (R5041-5.2-04)";
   const bool ends = p.progress + data.size() == p.command.length;
-  if (h.last != ends) return who + (h.last ? "with L = 1 before the highest MO (R5041-4.1-07)" : "ending the message with L = 0 (R5041-4.1-07)");
+  if (h.last != ends)
+    return who + (h.last ? "with L = 1 before the highest MO (R5041-4.1-07)"
+                         : "ending the message with L = 0 (R5041-4.1-07)");
   if (!p.expected.empty() && !std::equal(data.begin(), data.end(), p.expected.begin() + p.progress)) {
-    return who + "carries octets that are not the target's memory at Local TO + " + std::to_string(p.progress) + " (R5041-5.2-04)";
+    return who + "carries octets that are not the target's memory at Local TO + " + std::to_string(p.progress) +
+           " (R5041-5.2-04)";
   }
   p.progress += data.size();
   p.message_done = h.last;
@@ -324,25 +358,28 @@ std::string CaseDriver::CheckReadRequest(const wire::RdmapMessageView& v, PeerCo
   if (h.queue_number != 1) return who + "on QN " + std::to_string(h.queue_number) + " (R5040-5.2.1-02)";
   if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (R5040-4.4-01)";
   if (h.msn != peer_.next_qn1_msn) {
-    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) + " (R5041-4.3-07, R5041-4.3-08)";
+    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
+           " (R5041-4.3-07, R5041-4.3-08)";
   }
   const auto* r = std::get_if<wire::ReadRequestHeader>(&v.header);
   if (!r || !v.ulp_payload.empty()) {
-    return who + "whose payload is not exactly the 28-octet Read Request Header (" + std::to_string(v.ddp.payload.size()) +
-           " octets, R5040-4.4-01)";
+    return who + "whose payload is not exactly the 28-octet Read Request Header (" +
+           std::to_string(v.ddp.payload.size()) + " octets, R5040-4.4-01)";
   }
   const wire::Command& c = p.command;
-  const wire::ReadRequestHeader want{c.local_stag, c.local_tagged_offset, c.length, c.remote_stag, c.remote_tagged_offset};
+  const wire::ReadRequestHeader want{c.local_stag, c.local_tagged_offset, c.length, c.remote_stag,
+                                     c.remote_tagged_offset};
   if (!(*r == want)) {
-    return who + ReadRequestHeaderText(*r) + ", not the " + ReadRequestHeaderText(want) + " it named (R5040-4.4-01, R5040-5.2.1-09)";
+    return who + ReadRequestHeaderText(*r) + ", not the " + ReadRequestHeaderText(want) +
+           " it named (R5040-4.4-01, R5040-5.2.1-09)";
   }
   ++peer_.next_qn1_msn;
   p.read_request = ++peer_.read_requests;
   p.message_done = true;
   peer_.unanswered.push_back(static_cast<std::size_t>(&p - peer_.commands.data()));
   if (peer_.unanswered.size() > peer_.suite_ird) {
-    return who + "while " + std::to_string(peer_.unanswered.size() - 1) + " Reads were outstanding: more than the Suite IRD " +
-           std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
+    return who + "while " + std::to_string(peer_.unanswered.size() - 1) +
+           " Reads were outstanding: more than the Suite IRD " + std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
   }
   return {};
 }
@@ -365,7 +402,8 @@ std::string CaseDriver::CheckImmediateData(const wire::RdmapMessageView& v, Peer
   }
   if (std::count(peer_.qn0_msns.begin(), peer_.qn0_msns.end(), h.msn) || h.msn == 0 ||
       h.msn <= peer_.last_message_msn) {
-    return who + "with MSN " + std::to_string(h.msn) + ", which does not follow the target's earlier QN 0 MSNs (R5041-4.3-07)";
+    return who + "with MSN " + std::to_string(h.msn) +
+           ", which does not follow the target's earlier QN 0 MSNs (R5041-4.3-07)";
   }
   peer_.qn0_msns.push_back(h.msn);
   peer_.last_message_msn = h.msn;
@@ -389,12 +427,14 @@ std::string CaseDriver::CheckAtomicRequest(const wire::RdmapMessageView& v, Peer
            " octets, R7306-5.2-02)";
   }
   const bool fetch_add = c.type == CommandType::kAtomicFetchAdd;
-  const uint8_t aopcode = static_cast<uint8_t>(fetch_add ? wire::AtomicOpcode::kFetchAdd : wire::AtomicOpcode::kCmpSwap);
+  const uint8_t aopcode =
+      static_cast<uint8_t>(fetch_add ? wire::AtomicOpcode::kFetchAdd : wire::AtomicOpcode::kCmpSwap);
   if (a->atomic_opcode != aopcode || a->reserved != 0) {
-    return who + "with AOpCode " + std::to_string(a->atomic_opcode) + " and Reserved " + Hex32(a->reserved) +
-           ", not " + std::to_string(aopcode) + " and 0 (RFC 7306 §5.2.1)";
+    return who + "with AOpCode " + std::to_string(a->atomic_opcode) + " and Reserved " + Hex32(a->reserved) + ", not " +
+           std::to_string(aopcode) + " and 0 (RFC 7306 §5.2.1)";
   }
-  if (a->remote_tagged_offset % 8 != 0) return who + "to an address that is not 64-bit aligned (R7306-5.1.1-02, R7306-5.1.2-03)";
+  if (a->remote_tagged_offset % 8 != 0)
+    return who + "to an address that is not 64-bit aligned (R7306-5.1.1-02, R7306-5.1.2-03)";
   const bool same = a->remote_stag == c.remote_stag && a->remote_tagged_offset == c.remote_tagged_offset &&
                     a->add_or_swap_data == c.operand[0] && a->add_or_swap_mask == c.operand[1] &&
                     (fetch_add || (a->compare_data == c.operand[2] && a->compare_mask == c.operand[3]));
@@ -416,8 +456,8 @@ std::string CaseDriver::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerComm
   p.message_done = true;
   peer_.unanswered.push_back(static_cast<std::size_t>(&p - peer_.commands.data()));
   if (peer_.unanswered.size() > peer_.suite_ird) {
-    return who + "while " + std::to_string(peer_.unanswered.size() - 1) + " requests were outstanding: more than the Suite IRD " +
-           std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
+    return who + "while " + std::to_string(peer_.unanswered.size() - 1) +
+           " requests were outstanding: more than the Suite IRD " + std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
   }
   return {};
 }
@@ -443,14 +483,16 @@ std::string CaseDriver::CheckCommitRequest(const wire::RdmapMessageView& v, Peer
 // the Hash Value read from the target's memory, Atomic Write 24 with Length 8.
 std::string CaseDriver::CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const {
   const wire::Command& c = p.command;
-  if (!v.ulp_payload.empty()) return "carrying " + std::to_string(v.ulp_payload.size()) + " octets after its fields (RCOMMIT-3.1-T07)";
+  if (!v.ulp_payload.empty())
+    return "carrying " + std::to_string(v.ulp_payload.size()) + " octets after its fields (RCOMMIT-3.1-T07)";
   if (const auto* f = std::get_if<wire::FlushRequestHeader>(&v.header)) {
     const wire::FlushRequestHeader want{c.remote_stag, c.length, c.remote_tagged_offset, c.modifier};
     if (*f == want) return {};
     return "whose Data Sink STag, Length, TO or Disposition Flags are not the ones the ULP posted (RCOMMIT-3.1.1.1-02)";
   }
   if (const auto* r = std::get_if<wire::VerifyRequestHeader>(&v.header)) {
-    const wire::Bytes hash = p.local && c.modifier ? memory_.Expected(*p.local, c.local_tagged_offset, c.modifier) : wire::Bytes{};
+    const wire::Bytes hash =
+        p.local && c.modifier ? memory_.Expected(*p.local, c.local_tagged_offset, c.modifier) : wire::Bytes{};
     const bool same = r->data_sink_stag == c.remote_stag && r->data_sink_length == c.length &&
                       r->data_sink_tagged_offset == c.remote_tagged_offset &&
                       std::equal(r->hash_value.begin(), r->hash_value.end(), hash.begin(), hash.end());
@@ -458,9 +500,11 @@ std::string CaseDriver::CommitFieldsProblem(const wire::RdmapMessageView& v, con
     return "whose Data Sink STag, Length, TO or Hash Value are not the ones the ULP posted (RCOMMIT-3.1.2.1-02)";
   }
   if (const auto* w = std::get_if<wire::AtomicWriteRequestHeader>(&v.header)) {
-    if (w->data_sink_length != 8) return "with Data Sink Length " + std::to_string(w->data_sink_length) + ", not 8 (RCOMMIT-3.1.3.1-03)";
+    if (w->data_sink_length != 8)
+      return "with Data Sink Length " + std::to_string(w->data_sink_length) + ", not 8 (RCOMMIT-3.1.3.1-03)";
     if (w->data_sink_tagged_offset % 8 != 0) return "to an address that is not 64-bit aligned (RCOMMIT-3.1.3.1-04)";
-    if (w->data_sink_stag == c.remote_stag && w->data_sink_tagged_offset == c.remote_tagged_offset && w->data == c.operand[0]) {
+    if (w->data_sink_stag == c.remote_stag && w->data_sink_tagged_offset == c.remote_tagged_offset &&
+        w->data == c.operand[0]) {
       return {};
     }
     return "whose Data Sink STag, TO or Data are not the ones the ULP posted (RCOMMIT-3.1.3.1-02)";

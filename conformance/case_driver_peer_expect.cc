@@ -4,8 +4,8 @@
 // (the Command Record and the message checks) is case_driver_peer.cc.
 #include <algorithm>
 
-#include "conformance/frame_text.h"
 #include "conformance/case_driver_internal.h"
+#include "conformance/frame_text.h"
 #include "reference/wire/crc32c.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
@@ -25,7 +25,9 @@ proto::BrokenAnswer::Kind BrokenKind(const proto::CommandsExpectation& m, uint32
 std::string BrokenName(proto::BrokenAnswer::Kind k) { return proto::BrokenAnswer::Kind_Name(k); }
 
 bool IsAtomic(CommandType t) { return t == CommandType::kAtomicFetchAdd || t == CommandType::kAtomicCmpSwap; }
-bool IsCommit(CommandType t) { return t == CommandType::kFlush || t == CommandType::kVerify || t == CommandType::kAtomicWrite; }
+bool IsCommit(CommandType t) {
+  return t == CommandType::kFlush || t == CommandType::kVerify || t == CommandType::kAtomicWrite;
+}
 
 // What a Read of the suite's region returns: its memory at the Data Source.
 wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {
@@ -64,15 +66,26 @@ wire::Bytes CaseDriver::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::
   uint32_t stag = c.local_stag;
   uint64_t to = c.local_tagged_offset;
   switch (broken) {
-    case proto::BrokenAnswer::WRONG_STAG: stag ^= 0x5A5A0000; break;  // never a STag the target advertised
-    case proto::BrokenAnswer::TO_OUTSIDE_SINK: to += std::max<uint32_t>(c.length, 1); break;
-    case proto::BrokenAnswer::TOO_MANY_OCTETS: data.resize(data.size() + 16, 0xA5); break;
-    case proto::BrokenAnswer::TOO_FEW_OCTETS: data.resize(data.size() > 16 ? data.size() - 16 : 0); break;
-    default: break;
+    case proto::BrokenAnswer::WRONG_STAG:
+      stag ^= 0x5A5A0000;
+      break;  // never a STag the target advertised
+    case proto::BrokenAnswer::TO_OUTSIDE_SINK:
+      to += std::max<uint32_t>(c.length, 1);
+      break;
+    case proto::BrokenAnswer::TOO_MANY_OCTETS:
+      data.resize(data.size() + 16, 0xA5);
+      break;
+    case proto::BrokenAnswer::TOO_FEW_OCTETS:
+      data.resize(data.size() > 16 ? data.size() - 16 : 0);
+      break;
+    default:
+      break;
   }
-  const bool plain = broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
-  return FrameReadResponse(stag, to, data,
-                           plain ? "answer to " + CommandText(p) : "broken answer (" + BrokenName(broken) + ") to " + CommandText(p));
+  const bool plain =
+      broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
+  return FrameReadResponse(
+      stag, to, data,
+      plain ? "answer to " + CommandText(p) : "broken answer (" + BrokenName(broken) + ") to " + CommandText(p));
 }
 
 // REQ R7306-5.2.2-S2 R7306-5.2.2-S3 R7306-5.2.2-02 R7306-5.2.2-03
@@ -100,7 +113,8 @@ wire::Bytes CaseDriver::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer
       wire::MakeAtomicResponse(wrong_queue ? send_state_.next_msn[1] : send_state_.next_msn[3]++, {id, old});
   if (wrong_queue) seg.ddp.queue_number = 1;
   const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-  const std::string what = broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
+  const std::string what =
+      broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
   return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
 }
 
@@ -127,7 +141,8 @@ wire::Bytes CaseDriver::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer
     seg = wire::MakeAtomicWriteResponse(msn);
   }
   const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-  const std::string what = broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
+  const std::string what =
+      broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
   return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
 }
 
@@ -150,8 +165,9 @@ wire::Bytes CaseDriver::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind b
     // REQ R7306-5.2.2-S7: a response to a request never made (decisions D-C8).
     p.expected = SourceOctets(p.command, peer_.memory);
     const wire::Bytes ulpdu = wire::EncodeSegment(wire::MakeAtomicResponse(send_state_.next_msn[3]++, {0x13, 0}));
-    return conn_->FrameUlpdu(ulpdu, nullptr, "broken answer (ATOMIC_RESPONSE_INSTEAD) to " + CommandText(p) + ": " +
-                                                 SummarizeUlpdu(ulpdu, options_.profile));
+    return conn_->FrameUlpdu(ulpdu, nullptr,
+                             "broken answer (ATOMIC_RESPONSE_INSTEAD) to " + CommandText(p) + ": " +
+                                 SummarizeUlpdu(ulpdu, options_.profile));
   }
   wire::Bytes octets = atomic ? AtomicResponseOctets(p, broken) : ReadResponseOctets(p, broken);
   if (broken != K::UNSOLICITED_AFTER) return octets;
@@ -160,8 +176,9 @@ wire::Bytes CaseDriver::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind b
   if (atomic) {
     const wire::Bytes ulpdu = wire::EncodeSegment(
         wire::MakeAtomicResponse(send_state_.next_msn[3]++, {p.request_id, wire::LoadBe64(p.expected.data())}));
-    again = conn_->FrameUlpdu(ulpdu, nullptr, "unsolicited repeat of the answer to " + CommandText(p) + ": " +
-                                                  SummarizeUlpdu(ulpdu, options_.profile));
+    again = conn_->FrameUlpdu(
+        ulpdu, nullptr,
+        "unsolicited repeat of the answer to " + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
   } else {
     wire::Bytes flipped = p.expected;
     for (uint8_t& b : flipped) b = static_cast<uint8_t>(~b);
@@ -206,9 +223,11 @@ void CaseDriver::AnswerReads(const proto::CommandsExpectation& m, Clock::time_po
     if (!peer_.case_error.empty()) return;
     octets.insert(octets.end(), b.begin(), b.end());
     p.answered = true;
-    const bool placed = broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
+    const bool placed =
+        broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
     if (p.local && p.command.type == CommandType::kRdmaRead && placed) {
-      memory_.Write(MemoryWrite{p.local->memory_object, p.local->ObjectOffsetOf(p.command.local_tagged_offset), p.expected});
+      memory_.Write(
+          MemoryWrite{p.local->memory_object, p.local->ObjectOffsetOf(p.command.local_tagged_offset), p.expected});
     }
     if (broken != proto::BrokenAnswer::KIND_UNSPECIFIED) break;
   }
@@ -229,8 +248,8 @@ std::string CaseDriver::CheckCompletion(const ReceivedEvent& got) {
            ") where a Command Completed record was due";
   }
   if (ev.sequence != got.msn) {
-    return "Sequence Number " + std::to_string(ev.sequence) + " differs from the Send's MSN " + std::to_string(got.msn) +
-           " (R5041-4.3-07)";
+    return "Sequence Number " + std::to_string(ev.sequence) + " differs from the Send's MSN " +
+           std::to_string(got.msn) + " (R5041-4.3-07)";
   }
   if (std::count(peer_.qn0_msns.begin(), peer_.qn0_msns.end(), got.msn)) {
     return "the record's Send reuses QN 0 MSN " + std::to_string(got.msn) + " (R5041-4.3-07)";
@@ -243,10 +262,11 @@ std::string CaseDriver::CheckCompletion(const ReceivedEvent& got) {
     return "a completion of command " + std::to_string(ev.invalidated_stag) + " where " + CommandText(p) +
            " completes next (R5040-5.5-R15b)";
   }
-  if (c->type != p.command.type) return "the completion of " + CommandText(p) + " names " + std::string(wire::CommandTypeName(c->type));
+  if (c->type != p.command.type)
+    return "the completion of " + CommandText(p) + " names " + std::string(wire::CommandTypeName(c->type));
   if (c->status != wire::CompletionStatus::kSuccess) {
-    return CommandText(p) + " completed with status " + std::string(wire::CompletionStatusName(c->status)) + " (native " +
-           std::to_string(c->native_status) + ")";
+    return CommandText(p) + " completed with status " + std::string(wire::CompletionStatusName(c->status)) +
+           " (native " + std::to_string(c->native_status) + ")";
   }
   if (p.command.type == CommandType::kRdmaRead && !p.answered) {
     return CommandText(p) + " completed before the suite sent its Read Response (R5040-5.5-R19)";
@@ -287,12 +307,14 @@ std::string CaseDriver::TakePeerInput(MatchOutcome& o) {
   conn_->Consume(frames, events);
   if (problem.empty() && obs.problem) problem = obs.problem->reason;
   if (problem.empty() && obs.link != LinkState::kOpen && !peer_.broken_sent) {
-    problem = "the target closed the connection (" + std::string(LinkStateName(obs.link)) + ") with commands unfinished";
+    problem =
+        "the target closed the connection (" + std::string(LinkStateName(obs.link)) + ") with commands unfinished";
   }
   return problem;
 }
 
-Evaluation CaseDriver::Commands(const proto::CommandsExpectation& m, const MatchContext& ctx, Clock::time_point deadline) {
+Evaluation CaseDriver::Commands(const proto::CommandsExpectation& m, const MatchContext& ctx,
+                                Clock::time_point deadline) {
   Evaluation ev;
   ev.decided = true;
   MatchOutcome& o = ev.outcome;
@@ -312,13 +334,15 @@ Evaluation CaseDriver::Commands(const proto::CommandsExpectation& m, const Match
     }
     if (std::string problem = TakePeerInput(o); !problem.empty()) return fail(problem);
     if (peer_.next_completion >= peer_.commands.size() || peer_.broken_sent) {
-      if (peer_.broken_sent) o.notes.push_back("the suite's broken answer is sent; the next step judges the target's reaction");
+      if (peer_.broken_sent)
+        o.notes.push_back("the suite's broken answer is sent; the next step judges the target's reaction");
       return ev;
     }
     if (Clock::now() >= deadline) {
       PeerCommand* next = NextMessageCommand();
       return fail(next ? "no message for " + CommandText(*next) + " within the time allowed"
-                       : "no completion for " + CommandText(peer_.commands[peer_.next_completion]) + " within the time allowed");
+                       : "no completion for " + CommandText(peer_.commands[peer_.next_completion]) +
+                             " within the time allowed");
     }
     // Answer the Reads held once the target falls quiet (so a target that
     // would exceed the Suite IRD shows it first).

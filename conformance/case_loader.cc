@@ -23,8 +23,7 @@ class CollectErrors : public pb::io::ErrorCollector {
  public:
   CollectErrors(std::vector<std::string>& out, std::string file) : out_(out), file_(std::move(file)) {}
   void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    out_.push_back(file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) +
-                   ": " + message);
+    out_.push_back(file_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message);
   }
 
  private:
@@ -60,9 +59,8 @@ int EnumField(const pb::Message& m, const pb::FieldDescriptor* f, int index) {
 }
 
 bool IsSlug(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 // Accept-sets name at most one preferred member, and exactly one when they
@@ -114,8 +112,7 @@ void CheckSteps(const Case& c, std::vector<std::string>& bad) {
   for (const proto::RegionNeed& n : c.needs().region()) needed.insert(n.role());
   std::set<std::string> labels;
   for (const proto::Step& step : c.step()) {
-    if (step.has_send() && !step.send().label().empty() &&
-        !labels.insert(step.send().label()).second) {
+    if (step.has_send() && !step.send().label().empty() && !labels.insert(step.send().label()).second) {
       bad.push_back("send label '" + step.send().label() + "' defined twice");
     }
     if (step.has_target()) {
@@ -171,22 +168,22 @@ std::string ReadAll(const fs::path& p) {
 
 }  // namespace
 
-std::string LoadedCase::where() const {
-  return line > 0 ? file + ":" + std::to_string(line) : file;
-}
+std::string LoadedCase::where() const { return line > 0 ? file + ":" + std::to_string(line) : file; }
 
 bool LoadedCase::AppliesTo(wire::Profile profile) const {
   if (proto.profile().empty()) return true;
   const proto::Profile p = ToProtoProfile(profile);
-  return std::any_of(proto.profile().begin(), proto.profile().end(),
-                     [&](int q) { return q == p; });
+  return std::any_of(proto.profile().begin(), proto.profile().end(), [&](int q) { return q == p; });
 }
 
 proto::Profile ToProtoProfile(wire::Profile p) {
   switch (p) {
-    case wire::Profile::kRfc5040: return proto::RFC5040;
-    case wire::Profile::kRfc7306: return proto::RFC7306;
-    case wire::Profile::kCommit: return proto::COMMIT;
+    case wire::Profile::kRfc5040:
+      return proto::RFC5040;
+    case wire::Profile::kRfc7306:
+      return proto::RFC7306;
+    case wire::Profile::kCommit:
+      return proto::COMMIT;
   }
   return proto::PROFILE_UNSPECIFIED;
 }
@@ -297,11 +294,13 @@ CaseLoad LoadCaseFiles(const fs::path& dir) {
     for (const fs::directory_entry& f : fs::directory_iterator(e.path(), inner)) {
       if (f.is_regular_file(inner) && f.path().extension() == ".textproto") here.push_back(f.path());
     }
-    has_document |= !here.empty() && std::find(std::begin(kDocuments), std::end(kDocuments), name) != std::end(kDocuments);
+    has_document |=
+        !here.empty() && std::find(std::begin(kDocuments), std::end(kDocuments), name) != std::end(kDocuments);
     in_docs.insert(in_docs.end(), here.begin(), here.end());
   }
   if (!has_document) {
-    out.errors.push_back(dir.string() + ": not a case tree (no <doc>/<section>_<slug>.textproto case files, "
+    out.errors.push_back(dir.string() +
+                         ": not a case tree (no <doc>/<section>_<slug>.textproto case files, "
                          "<doc> being rfc5040, rfc7306, commit, rfc5041, rfc5044 or rfc6581)");
     return out;
   }
@@ -314,8 +313,7 @@ CaseLoad LoadCaseFiles(const fs::path& dir) {
       continue;
     }
     const std::string stem = p.stem().string();
-    CaseLoad one = ParseCaseFile(ReadAll(p), rel.string(), rel.begin()->string(),
-                                 stem.substr(0, stem.find('_')));
+    CaseLoad one = ParseCaseFile(ReadAll(p), rel.string(), rel.begin()->string(), stem.substr(0, stem.find('_')));
     for (LoadedCase& c : one.cases) out.cases.push_back(std::move(c));
     for (std::string& e : one.errors) out.errors.push_back(std::move(e));
   }
@@ -355,22 +353,21 @@ std::string IdComponent(std::string_view id, int index) {
 }
 
 bool MatchesFilter(const LoadedCase& c, const CaseFilter& f) {
-  auto any = [](const auto& list, auto pred) {
-    return list.empty() || std::any_of(list.begin(), list.end(), pred);
-  };
+  auto any = [](const auto& list, auto pred) { return list.empty() || std::any_of(list.begin(), list.end(), pred); };
   const std::string section = IdComponent(c.id(), 1);
-  return any(f.ids, [&](const std::string& g) {
-           return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0 ||
-                  (!c.sweep_case.empty() && (g == c.sweep_case || fnmatch(g.c_str(), c.sweep_case.c_str(), 0) == 0));
-         }) &&
-         any(f.sections, [&](const std::string& s) {
-           return section == s || section.rfind(s + ".", 0) == 0;
-         }) &&
+  return any(f.ids,
+             [&](const std::string& g) {
+               return g == c.id() || fnmatch(g.c_str(), c.id().c_str(), 0) == 0 ||
+                      (!c.sweep_case.empty() &&
+                       (g == c.sweep_case || fnmatch(g.c_str(), c.sweep_case.c_str(), 0) == 0));
+             }) &&
+         any(f.sections, [&](const std::string& s) { return section == s || section.rfind(s + ".", 0) == 0; }) &&
          any(f.documents, [&](const std::string& d) { return IdComponent(c.id(), 0) == d; }) &&
          any(f.levels, [&](proto::Level l) { return c.proto.level() == l; }) &&
-         any(f.tags, [&](const std::string& t) {
-           return std::find(c.proto.tag().begin(), c.proto.tag().end(), t) != c.proto.tag().end();
-         }) &&
+         any(f.tags,
+             [&](const std::string& t) {
+               return std::find(c.proto.tag().begin(), c.proto.tag().end(), t) != c.proto.tag().end();
+             }) &&
          (!f.profile || c.AppliesTo(*f.profile));
 }
 

@@ -53,8 +53,8 @@ std::filesystem::path DefaultCasesDir();
 // A file without cases is an error. A case with a `sweep` becomes one case
 // per value (id `<id><id_suffix>`, its steps patched, `{value}` replaced in
 // the title and notes).
-CaseLoad ParseCaseFile(std::string_view text, const std::string& label,
-                       const std::string& document, const std::string& section);
+CaseLoad ParseCaseFile(std::string_view text, const std::string& label, const std::string& document,
+                       const std::string& section);
 
 // Every *.textproto under `dir` (recursively), each at cases/<doc>/<file>:
 // a file deeper or shallower than that is an error. Does not validate.
@@ -70,7 +70,7 @@ CaseLoad LoadCases(const std::filesystem::path& dir = DefaultCasesDir());
 // Case selection. Within each list any entry may match; the lists combine
 // with AND; an empty list does not restrict.
 struct CaseFilter {
-  std::vector<std::string> ids;        // exact id or a glob ('*', '?', '[...]'); a swept case's own id selects every value
+  std::vector<std::string> ids;  // exact id or a glob ('*', '?', '[...]'); a swept case's own id selects every value
   std::vector<std::string> sections;   // "7.2" selects 7.2 and 7.2.x
   std::vector<std::string> documents;  // "rfc5040"
   std::vector<proto::Level> levels;
@@ -79,8 +79,7 @@ struct CaseFilter {
 };
 
 bool MatchesFilter(const LoadedCase& c, const CaseFilter& filter);
-std::vector<const LoadedCase*> SelectCases(const std::vector<LoadedCase>& cases,
-                                           const CaseFilter& filter);
+std::vector<const LoadedCase*> SelectCases(const std::vector<LoadedCase>& cases, const CaseFilter& filter);
 
 // "rfc5040/7.2/x" -> component 0 "rfc5040", 1 "7.2", 2 "x" ("" if absent).
 std::string IdComponent(std::string_view id, int index);

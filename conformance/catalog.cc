@@ -59,9 +59,7 @@ std::vector<std::string_view> SplitTabs(std::string_view line) {
   }
 }
 
-bool IsItemChar(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+bool IsItemChar(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // An id is "<doc prefix>-<section>-<item>" with the row's own doc and
 // section, so a row pasted under the wrong section is caught.
@@ -88,8 +86,7 @@ std::string CheckId(std::string_view id, std::string_view doc, std::string_view 
 std::string ParseRow(std::string_view line, Requirement& row) {
   std::vector<std::string_view> f = SplitTabs(line);
   if (f.size() != kColumns) {
-    return "expected " + std::to_string(kColumns) + " tab-separated columns, found " +
-           std::to_string(f.size());
+    return "expected " + std::to_string(kColumns) + " tab-separated columns, found " + std::to_string(f.size());
   }
   if (std::string err = CheckId(f[0], f[1], f[2]); !err.empty()) return err;
   std::optional<Level> level = ParseLevel(f[3]);
@@ -142,9 +139,12 @@ std::optional<WireObservable> ParseWireObservable(std::string_view text) {
 
 std::string_view WireObservableName(WireObservable w) {
   switch (w) {
-    case WireObservable::kYes: return "yes";
-    case WireObservable::kPartial: return "partial";
-    case WireObservable::kNo: return "no";
+    case WireObservable::kYes:
+      return "yes";
+    case WireObservable::kPartial:
+      return "partial";
+    case WireObservable::kNo:
+      return "no";
   }
   return "?";
 }
@@ -205,8 +205,7 @@ CatalogLoad Catalog::Parse(std::string_view tsv, std::string source) {
     auto [it, inserted] = cat.by_id_.emplace(row.id, cat.rows_.size());
     if (!inserted) {
       return Fail(source, line_no,
-                  "duplicate id " + row.id + " (first on line " +
-                      std::to_string(cat.rows_[it->second].line) + ")");
+                  "duplicate id " + row.id + " (first on line " + std::to_string(cat.rows_[it->second].line) + ")");
     }
     cat.rows_.push_back(std::move(row));
   }
@@ -245,7 +244,7 @@ std::filesystem::path DataDir() {
   const std::filesystem::path bin = ec ? std::filesystem::current_path(ec) : exe.parent_path();
   // <prefix>/bin/rdmapct -> <prefix>/share/rdmapct; build/rdmapct and
   // build/tests/<test> -> build/share/rdmapct (a link to the source tree).
-  for (std::filesystem::path base = bin; ; base = base.parent_path()) {
+  for (std::filesystem::path base = bin;; base = base.parent_path()) {
     const std::filesystem::path candidate = base / "share" / "rdmapct";
     if (std::filesystem::is_regular_file(candidate / "conformance" / "requirements.tsv", ec)) return candidate;
     if (base == bin.parent_path().parent_path() || base == base.parent_path()) break;

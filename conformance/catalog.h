@@ -26,9 +26,21 @@ namespace rdmapct::conformance {
 // The `level` column as written (decisions D-CONV): BCP 14 keywords, their
 // lower-case-only forms "(lc)", and the DESC / TABLE pseudo-levels.
 enum class Level : uint8_t {
-  kMust, kMustNot, kRequired, kShould, kShouldNot, kRecommended, kMay, kOptional,
-  kMustLc, kShouldLc, kMayLc, kRecommendedLc, kRequiredLc,
-  kTable, kDesc,
+  kMust,
+  kMustNot,
+  kRequired,
+  kShould,
+  kShouldNot,
+  kRecommended,
+  kMay,
+  kOptional,
+  kMustLc,
+  kShouldLc,
+  kMayLc,
+  kRecommendedLc,
+  kRequiredLc,
+  kTable,
+  kDesc,
 };
 
 enum class WireObservable : uint8_t { kYes, kPartial, kNo };
@@ -47,9 +59,9 @@ std::optional<WireObservable> ParseWireObservable(std::string_view text);
 std::string_view WireObservableName(WireObservable w);
 
 struct Requirement {
-  std::string id;        // "R5040-7.2-09a"
-  std::string doc;       // "RFC5040", ..., "COMMIT"
-  std::string section;   // "7.2"
+  std::string id;       // "R5040-7.2-09a"
+  std::string doc;      // "RFC5040", ..., "COMMIT"
+  std::string section;  // "7.2"
   Level level;
   std::string actor;
   WireObservable wire_observable;

@@ -60,8 +60,8 @@ std::string CheckOutputPath(const std::string& flag, const std::string& path) {
 }
 
 std::string CheckOutputs(const CertifyOptions& o) {
-  for (const auto& [flag, path] : {std::pair{"--json", o.json_file}, {"--junit", o.junit_file},
-                                   {"--report", o.report_file}}) {
+  for (const auto& [flag, path] :
+       {std::pair{"--json", o.json_file}, {"--junit", o.junit_file}, {"--report", o.report_file}}) {
     if (std::string e = CheckOutputPath(flag, path); !e.empty()) return e;
   }
   if (!o.pcap_dir.empty()) {

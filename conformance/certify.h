@@ -27,26 +27,26 @@
 namespace rdmapct::conformance {
 
 struct CertifyOptions {
-  std::string target = "reference";            // --target URI (targets/target_uri.h)
+  std::string target = "reference";  // --target URI (targets/target_uri.h)
   // --listen HOST:PORT: the suite also listens there, and cases where the
   // target is the MPA Initiator accept its connection (convention §10).
   std::string listen;
   wire::Profile profile = wire::Profile::kRfc5040;
-  CaseFilter filter;                           // --case, --section, --doc, --level, --tag
-  std::vector<std::string> faults;             // --fault NAME (reference target only)
-  bool verbose = false;                        // -v: every case's steps and frames in the reports
-  bool keep_going = false;                     // never stop early on connection failures
+  CaseFilter filter;                // --case, --section, --doc, --level, --tag
+  std::vector<std::string> faults;  // --fault NAME (reference target only)
+  bool verbose = false;             // -v: every case's steps and frames in the reports
+  bool keep_going = false;          // never stop early on connection failures
   int jobs = 1;
-  std::optional<int> timeout_ms;               // --timeout: default wait of an expectation
-  int pause_after_reply_ms = 0;                // --pause-after-reply: quiet before the first FPDU
-  std::vector<std::string> quirks;             // --quirk: diagnostic readings of known target bugs
-  std::string cases_dir;                       // --cases-dir; empty: the default tree
-  std::vector<std::string> scripts;            // --script FILE: run these files' cases instead
+  std::optional<int> timeout_ms;     // --timeout: default wait of an expectation
+  int pause_after_reply_ms = 0;      // --pause-after-reply: quiet before the first FPDU
+  std::vector<std::string> quirks;   // --quirk: diagnostic readings of known target bugs
+  std::string cases_dir;             // --cases-dir; empty: the default tree
+  std::vector<std::string> scripts;  // --script FILE: run these files' cases instead
   std::string json_file, junit_file, report_file, pcap_dir;
   // Without pcap_dir: where the captures of failing cases go (empty:
   // rdmapct-failures/ next to the first report, FailurePcapDir).
   std::string failure_pcap_dir;
-  std::string tool_version;                    // for reports
+  std::string tool_version;  // for reports
   // Called once per case in selection order as it finishes (live progress).
   CaseCallback on_case;
   // Interrupt request (RunOptions::stop): 1 finishes the cases in flight and
@@ -57,9 +57,9 @@ struct CertifyOptions {
 // What went wrong before or after the run, by how a caller must react.
 enum class CertifyProblem {
   kNone,
-  kUsage,          // bad options: unknown fault, unwritable report path, unreachable target spec
-  kInvalidCases,   // case files or the catalog did not load / validate: nothing was run
-  kEmptySelection, // no case matches the filter
+  kUsage,           // bad options: unknown fault, unwritable report path, unreachable target spec
+  kInvalidCases,    // case files or the catalog did not load / validate: nothing was run
+  kEmptySelection,  // no case matches the filter
 };
 
 struct CertifyResult {

@@ -29,8 +29,10 @@ std::string SegmentDetail(wire::ByteSpan ulpdu, uint64_t offset, wire::Profile p
   seg.ulpdu = ulpdu;
   seg.map.start = offset;
   auto view = wire::DecodeRdmapSegment(ulpdu, profile);
-  if (view.ok()) seg.rdmap = *view;
-  else seg.error = view.error();
+  if (view.ok())
+    seg.rdmap = *view;
+  else
+    seg.error = view.error();
   return wire::RenderText(wire::DescribeSegment(seg, profile));
 }
 
@@ -79,8 +81,7 @@ std::string SenderFramingProblem(uint32_t p0, wire::ByteSpan raw, bool markers, 
 
 }  // namespace
 
-Recorder::Recorder(std::vector<FrameRecord>& frames, Clock::time_point start, std::size_t budget,
-                   wire::Profile profile)
+Recorder::Recorder(std::vector<FrameRecord>& frames, Clock::time_point start, std::size_t budget, wire::Profile profile)
     : frames_(frames), start_(start), budget_(budget), profile_(profile) {}
 
 std::size_t Recorder::Add(FrameRecord r) {
@@ -131,7 +132,10 @@ std::size_t Recorder::AddStartupFrame(uint32_t connection, Direction d, uint64_t
 
 Connection::Connection(std::unique_ptr<targets::Transport> transport, uint32_t index, Recorder& recorder,
                        const ConnectionLimits& limits)
-    : transport_(std::move(transport)), index_(index), recorder_(recorder), limits_(limits),
+    : transport_(std::move(transport)),
+      index_(index),
+      recorder_(recorder),
+      limits_(limits),
       profile_(recorder.profile()) {
   StartFullOperation(true, false, false);
 }
@@ -170,10 +174,13 @@ HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point
     }
     const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
     if (st == targets::IoStatus::kOk) continue;
-    if (st == targets::IoStatus::kTimeout) out.timed_out = true;
-    else EndLink(st == targets::IoStatus::kClosed ? LinkState::kFin
-                 : st == targets::IoStatus::kReset ? LinkState::kReset : LinkState::kError,
-                 transport_->last_error());
+    if (st == targets::IoStatus::kTimeout)
+      out.timed_out = true;
+    else
+      EndLink(st == targets::IoStatus::kClosed  ? LinkState::kFin
+              : st == targets::IoStatus::kReset ? LinkState::kReset
+                                                : LinkState::kError,
+              transport_->last_error());
     break;
   }
   reply_octets_ = buf.size();
@@ -206,10 +213,13 @@ RequestOutcome Connection::ReadRequest(Clock::time_point deadline) {
     }
     const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
     if (st == targets::IoStatus::kOk) continue;
-    if (st == targets::IoStatus::kTimeout) out.timed_out = true;
-    else EndLink(st == targets::IoStatus::kClosed ? LinkState::kFin
-                 : st == targets::IoStatus::kReset ? LinkState::kReset : LinkState::kError,
-                 transport_->last_error());
+    if (st == targets::IoStatus::kTimeout)
+      out.timed_out = true;
+    else
+      EndLink(st == targets::IoStatus::kClosed  ? LinkState::kFin
+              : st == targets::IoStatus::kReset ? LinkState::kReset
+                                                : LinkState::kError,
+              transport_->last_error());
     break;
   }
   responder_role_ = true;
@@ -287,8 +297,10 @@ wire::Bytes Connection::FrameUlpdu(wire::ByteSpan ulpdu, const proto::Framing* m
   const std::vector<std::size_t> at = LogicalToWire(p0, out.size(), markers_to_target_);
   const std::size_t crc_first = at[at.size() - wire::kCrc32cSize];
   uint32_t crc = crc_ ? wire::Crc32c(wire::ByteSpan(out).first(crc_first)) : 0;
-  if (mods && mods->has_crc()) crc = mods->crc();
-  else if (mods && mods->corrupt_crc()) crc = ~crc;
+  if (mods && mods->has_crc())
+    crc = mods->crc();
+  else if (mods && mods->corrupt_crc())
+    crc = ~crc;
   uint8_t field[wire::kCrc32cSize];
   wire::StoreCrc32c(field, crc);
   for (std::size_t k = 0; k < wire::kCrc32cSize; ++k) out[at[at.size() - wire::kCrc32cSize + k]] = field[k];
@@ -307,9 +319,10 @@ wire::Bytes Connection::FrameWholeFpdu(wire::ByteSpan fpdu) {
     out.assign(fpdu.begin(), fpdu.end());
     tx_position_ += static_cast<uint32_t>(out.size());
   }
-  const wire::ByteSpan ulpdu = fpdu.size() >= wire::kFpduOverhead ? fpdu.subspan(2, std::min<std::size_t>(
-                                                                        wire::LoadBe16(fpdu.data()), fpdu.size() - 6))
-                                                                  : wire::ByteSpan{};
+  const wire::ByteSpan ulpdu =
+      fpdu.size() >= wire::kFpduOverhead
+          ? fpdu.subspan(2, std::min<std::size_t>(wire::LoadBe16(fpdu.data()), fpdu.size() - 6))
+          : wire::ByteSpan{};
   recorder_.AddSegment(index_, Direction::kToTarget, tx_offset_, out, ulpdu, false,
                        "raw FPDU: " + SummarizeUlpdu(ulpdu, profile_));
   tx_offset_ += out.size();
@@ -348,11 +361,20 @@ bool Connection::Pump(Clock::time_point deadline) {
   wire::Bytes chunk;
   const targets::IoStatus st = transport_->Read(chunk, limits_.read_chunk, Remaining(deadline));
   switch (st) {
-    case targets::IoStatus::kOk: Process(chunk); return true;
-    case targets::IoStatus::kTimeout: return false;
-    case targets::IoStatus::kClosed: EndLink(LinkState::kFin, ""); return false;
-    case targets::IoStatus::kReset: EndLink(LinkState::kReset, transport_->last_error()); return false;
-    case targets::IoStatus::kError: EndLink(LinkState::kError, transport_->last_error()); return false;
+    case targets::IoStatus::kOk:
+      Process(chunk);
+      return true;
+    case targets::IoStatus::kTimeout:
+      return false;
+    case targets::IoStatus::kClosed:
+      EndLink(LinkState::kFin, "");
+      return false;
+    case targets::IoStatus::kReset:
+      EndLink(LinkState::kReset, transport_->last_error());
+      return false;
+    case targets::IoStatus::kError:
+      EndLink(LinkState::kError, transport_->last_error());
+      return false;
   }
   return false;
 }
@@ -365,9 +387,9 @@ void Connection::EndLink(LinkState state, const std::string& detail) {
   r.direction = Direction::kFromTarget;
   r.kind = state == LinkState::kFin ? FrameKind::kFin : FrameKind::kRst;
   r.stream_offset = rx_offset();
-  r.summary = std::string(state == LinkState::kFin ? "target closed (FIN)" : state == LinkState::kReset
-                                                                                 ? "connection reset (RST)"
-                                                                                 : "transport error") +
+  r.summary = std::string(state == LinkState::kFin     ? "target closed (FIN)"
+                          : state == LinkState::kReset ? "connection reset (RST)"
+                                                       : "transport error") +
               (detail.empty() ? "" : ": " + detail);
   recorder_.Add(std::move(r));
 }
@@ -402,7 +424,8 @@ void Connection::Process(wire::ByteSpan chunk) {
   const std::string why = wire::DescribeStreamError(st.error().At(reply_octets_));
   r.summary = "octets that are no valid FPDU: " + why;
   const std::size_t record = recorder_.Add(std::move(r));
-  if (!problem_) problem_ = StreamProblem{Verdict::kFail, "target sent octets that are no valid FPDU (" + why + ")", record};
+  if (!problem_)
+    problem_ = StreamProblem{Verdict::kFail, "target sent octets that are no valid FPDU (" + why + ")", record};
 }
 
 std::string Connection::IncompleteFpdu() const {
@@ -434,8 +457,10 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
     ReceivedEvent ev;
     ev.msn = view->ddp.header.msn;
     auto rec = wire::DecodeEventRecord(view->ulp_payload);
-    if (rec.ok()) ev.event = *rec;
-    else ev.error = "Event Record does not decode: " + rec.error().Describe();
+    if (rec.ok())
+      ev.event = *rec;
+    else
+      ev.error = "Event Record does not decode: " + rec.error().Describe();
     const std::string summary =
         "Send QN 0 MSN " + std::to_string(ev.msn) + ": " + (ev.event ? SummarizeEvent(*ev.event) : ev.error);
     ev.record = recorder_.AddSegment(index_, Direction::kFromTarget, offset, raw, f.ulpdu, true, summary);
@@ -461,9 +486,8 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
     }
   }
   if (!sender_problem.empty() && !problem_) {
-    problem_ = StreamProblem{Verdict::kFail, "target FPDU at stream offset " + std::to_string(offset) + ": " +
-                                                 sender_problem,
-                             last_record};
+    problem_ = StreamProblem{
+        Verdict::kFail, "target FPDU at stream offset " + std::to_string(offset) + ": " + sender_problem, last_record};
   }
   if ((frames_.size() - frames_consumed_) + (events_.size() - events_consumed_) > limits_.max_queued) {
     Flood("more than " + std::to_string(limits_.max_queued) + " unconsumed frames");

@@ -46,8 +46,8 @@ class Recorder {
   Recorder(std::vector<FrameRecord>& frames, Clock::time_point start, std::size_t budget, wire::Profile profile);
   std::size_t Add(FrameRecord record);
   // A record of an FPDU / DDP segment with its summary and field tree.
-  std::size_t AddSegment(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
-                         wire::ByteSpan ulpdu, bool event_record, std::string summary = {});
+  std::size_t AddSegment(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw, wire::ByteSpan ulpdu,
+                         bool event_record, std::string summary = {});
   std::size_t AddStartupFrame(uint32_t connection, Direction d, uint64_t offset, wire::ByteSpan raw,
                               const std::optional<wire::MpaStartupFrame>& frame, bool responder_role = false);
   wire::Profile profile() const { return profile_; }
@@ -156,8 +156,8 @@ class Connection {
   // target -> suite
   uint64_t reply_octets_ = 0;
   std::unique_ptr<wire::MpaDeframer> deframer_;
-  wire::Bytes rx_pending_;     // octets fed but not yet attributed to an FPDU
-  uint64_t rx_consumed_ = 0;   // deframer stream offset of rx_pending_[0]
+  wire::Bytes rx_pending_;    // octets fed but not yet attributed to an FPDU
+  uint64_t rx_consumed_ = 0;  // deframer stream offset of rx_pending_[0]
   uint64_t received_ = 0;
   bool stop_reading_ = false;
   bool deframe_failed_ = false;

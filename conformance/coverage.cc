@@ -34,18 +34,25 @@ std::string RowLine(const CoverageRow& row) {
     case CoverageStatus::kCovered:
       for (const std::string& c : row.cases) what += (what.empty() ? "" : " ") + c;
       break;
-    case CoverageStatus::kReasoned: what = "not checkable on the wire: " + row.reason; break;
-    case CoverageStatus::kNotObservable: what = "not wire-observable (catalog)"; break;
-    case CoverageStatus::kUncovered: what = "-"; break;
+    case CoverageStatus::kReasoned:
+      what = "not checkable on the wire: " + row.reason;
+      break;
+    case CoverageStatus::kNotObservable:
+      what = "not wire-observable (catalog)";
+      break;
+    case CoverageStatus::kUncovered:
+      what = "-";
+      break;
   }
   return fmt::format("  {:<20} {:<11} {:<7} {:<14} {}\n", r.id, LevelName(r.level),
                      WireObservableName(r.wire_observable), CoverageStatusName(row.status), what);
 }
 
 std::string CountsLine(std::string_view label, const CoverageCounts& c) {
-  return fmt::format("  {:<8} {:>4} rows: {:>4} covered, {:>4} not checkable (reason), {:>4} not wire-observable, "
-                     "{:>4} uncovered\n",
-                     label, c.rows, c.covered, c.reasoned, c.not_observable, c.uncovered);
+  return fmt::format(
+      "  {:<8} {:>4} rows: {:>4} covered, {:>4} not checkable (reason), {:>4} not wire-observable, "
+      "{:>4} uncovered\n",
+      label, c.rows, c.covered, c.reasoned, c.not_observable, c.uncovered);
 }
 
 }  // namespace
@@ -54,10 +61,14 @@ std::string_view CoverageClassName(CoverageClass c) { return c == CoverageClass:
 
 std::string_view CoverageStatusName(CoverageStatus s) {
   switch (s) {
-    case CoverageStatus::kCovered: return "covered";
-    case CoverageStatus::kReasoned: return "reasoned";
-    case CoverageStatus::kNotObservable: return "not-observable";
-    case CoverageStatus::kUncovered: return "uncovered";
+    case CoverageStatus::kCovered:
+      return "covered";
+    case CoverageStatus::kReasoned:
+      return "reasoned";
+    case CoverageStatus::kNotObservable:
+      return "not-observable";
+    case CoverageStatus::kUncovered:
+      return "uncovered";
   }
   return "?";
 }
@@ -97,9 +108,7 @@ ReasonsLoad LoadReasons(const std::filesystem::path& path) {
   return ParseReasons(s.str(), path.string());
 }
 
-std::filesystem::path DefaultUncoveredReasonsFile() {
-  return DataDir() / "conformance" / "uncovered_reasons.tsv";
-}
+std::filesystem::path DefaultUncoveredReasonsFile() { return DataDir() / "conformance" / "uncovered_reasons.tsv"; }
 
 ReasonsLoad LoadUncoveredReasons() {
   std::vector<std::filesystem::path> files;
@@ -136,14 +145,17 @@ std::vector<std::string> CitedRequirements(const proto::Case& c) {
 
 bool CoverageClassOf(const Requirement& r, CoverageClass& out) {
   switch (r.grade()) {
-    case Grade::kFail: out = CoverageClass::kMust; return true;
+    case Grade::kFail:
+      out = CoverageClass::kMust;
+      return true;
     case Grade::kWarn:
       // A lower-case "may" grades like the other lower-case keywords, but it
       // permits rather than asks: not a gap when nothing checks it.
       if (r.level == Level::kMayLc) return false;
       out = CoverageClass::kShould;
       return true;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -190,10 +202,18 @@ CoverageCounts Coverage::Count(CoverageClass cls, std::string_view doc) const {
     if (row.cls != cls || (!doc.empty() && row.requirement->doc != doc)) continue;
     ++c.rows;
     switch (row.status) {
-      case CoverageStatus::kCovered: ++c.covered; break;
-      case CoverageStatus::kReasoned: ++c.reasoned; break;
-      case CoverageStatus::kNotObservable: ++c.not_observable; break;
-      case CoverageStatus::kUncovered: ++c.uncovered; break;
+      case CoverageStatus::kCovered:
+        ++c.covered;
+        break;
+      case CoverageStatus::kReasoned:
+        ++c.reasoned;
+        break;
+      case CoverageStatus::kNotObservable:
+        ++c.not_observable;
+        break;
+      case CoverageStatus::kUncovered:
+        ++c.uncovered;
+        break;
     }
   }
   return c;
@@ -239,8 +259,11 @@ std::string RenderCoverageText(const Coverage& coverage, bool show_covered) {
 std::string RenderCoverageJson(const Coverage& coverage) {
   using Json = nlohmann::ordered_json;
   const auto counts = [](const CoverageCounts& c) {
-    return Json{{"rows", c.rows}, {"covered", c.covered}, {"reasoned", c.reasoned},
-                {"not_observable", c.not_observable}, {"uncovered", c.uncovered}};
+    return Json{{"rows", c.rows},
+                {"covered", c.covered},
+                {"reasoned", c.reasoned},
+                {"not_observable", c.not_observable},
+                {"uncovered", c.uncovered}};
   };
   Json docs = Json::array();
   for (const std::string& doc : coverage.Documents()) {
@@ -251,10 +274,16 @@ std::string RenderCoverageJson(const Coverage& coverage) {
   Json rows = Json::array();
   for (const CoverageRow& row : coverage.rows) {
     const Requirement& r = *row.requirement;
-    rows.push_back(Json{{"id", r.id}, {"doc", r.doc}, {"section", r.section}, {"level", LevelName(r.level)},
-                        {"wire_observable", WireObservableName(r.wire_observable)}, {"topic", r.topic},
-                        {"class", CoverageClassName(row.cls)}, {"status", CoverageStatusName(row.status)},
-                        {"cases", row.cases}, {"reason", row.reason}});
+    rows.push_back(Json{{"id", r.id},
+                        {"doc", r.doc},
+                        {"section", r.section},
+                        {"level", LevelName(r.level)},
+                        {"wire_observable", WireObservableName(r.wire_observable)},
+                        {"topic", r.topic},
+                        {"class", CoverageClassName(row.cls)},
+                        {"status", CoverageStatusName(row.status)},
+                        {"cases", row.cases},
+                        {"reason", row.reason}});
   }
   Json doc{{"schema", "rdmapct-coverage"},
            {"schema_version", 1},

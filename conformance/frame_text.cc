@@ -30,9 +30,9 @@ std::string TerminateText(const wire::TerminateHeader& t) {
 // The RDMAP header part of a summary.
 std::string HeaderText(const wire::RdmapHeader& header) {
   if (const auto* r = std::get_if<wire::ReadRequestHeader>(&header)) {
-    return " SinkSTag " + Hex32(r->sink_stag) + " SinkTO " + Hex64(r->sink_tagged_offset) +
-           " RDMARDSZ " + std::to_string(r->read_message_size) + " SrcSTag " + Hex32(r->source_stag) +
-           " SrcTO " + Hex64(r->source_tagged_offset);
+    return " SinkSTag " + Hex32(r->sink_stag) + " SinkTO " + Hex64(r->sink_tagged_offset) + " RDMARDSZ " +
+           std::to_string(r->read_message_size) + " SrcSTag " + Hex32(r->source_stag) + " SrcTO " +
+           Hex64(r->source_tagged_offset);
   }
   if (const auto* t = std::get_if<wire::TerminateHeader>(&header)) return TerminateText(*t);
   if (const auto* i = std::get_if<wire::ImmediateDataHeader>(&header)) {
@@ -40,24 +40,24 @@ std::string HeaderText(const wire::RdmapHeader& header) {
   }
   if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&header)) {
     return " AOpCode " + std::to_string(a->atomic_opcode) + " Request Identifier " +
-           std::to_string(a->request_identifier) + " Remote STag " + Hex32(a->remote_stag) +
-           " Remote TO " + Hex64(a->remote_tagged_offset);
+           std::to_string(a->request_identifier) + " Remote STag " + Hex32(a->remote_stag) + " Remote TO " +
+           Hex64(a->remote_tagged_offset);
   }
   if (const auto* a = std::get_if<wire::AtomicResponseHeader>(&header)) {
     return " Original Request Identifier " + std::to_string(a->original_request_identifier) +
            " Original Remote Data Value " + Hex64(a->original_remote_data_value);
   }
   if (const auto* f = std::get_if<wire::FlushRequestHeader>(&header)) {
-    return " Data Sink STag " + Hex32(f->data_sink_stag) + " Data Sink Length " +
-           std::to_string(f->data_sink_length) + " Data Sink TO " + Hex64(f->data_sink_tagged_offset);
+    return " Data Sink STag " + Hex32(f->data_sink_stag) + " Data Sink Length " + std::to_string(f->data_sink_length) +
+           " Data Sink TO " + Hex64(f->data_sink_tagged_offset);
   }
   if (const auto* v = std::get_if<wire::VerifyRequestHeader>(&header)) {
-    return " Data Sink STag " + Hex32(v->data_sink_stag) + " Data Sink Length " +
-           std::to_string(v->data_sink_length) + " Data Sink TO " + Hex64(v->data_sink_tagged_offset);
+    return " Data Sink STag " + Hex32(v->data_sink_stag) + " Data Sink Length " + std::to_string(v->data_sink_length) +
+           " Data Sink TO " + Hex64(v->data_sink_tagged_offset);
   }
   if (const auto* w = std::get_if<wire::AtomicWriteRequestHeader>(&header)) {
-    return " Data Sink STag " + Hex32(w->data_sink_stag) + " Data Sink TO " +
-           Hex64(w->data_sink_tagged_offset) + " Data " + Hex64(w->data);
+    return " Data Sink STag " + Hex32(w->data_sink_stag) + " Data Sink TO " + Hex64(w->data_sink_tagged_offset) +
+           " Data " + Hex64(w->data);
   }
   return {};
 }
@@ -93,12 +93,10 @@ std::string SummarizeUlpdu(wire::ByteSpan ulpdu, wire::Profile profile) {
     auto ddp = wire::DecodeDdpSegment(ulpdu);
     if (!ddp.ok()) return "undecodable DDP segment (" + view.error().Describe() + ")";
     const wire::RdmapControl c = wire::DecodeRdmapControl(ddp->header.rsvd_ulp0, profile);
-    return "opcode " + std::to_string(c.opcode) + " with a truncated RDMAP header (" +
-           view.error().Describe() + ")";
+    return "opcode " + std::to_string(c.opcode) + " with a truncated RDMAP header (" + view.error().Describe() + ")";
   }
   const wire::DdpSegmentHeader& h = view->ddp.header;
-  std::string s = view->opcode_known ? view->opcode_info->name
-                                     : "unknown opcode " + std::to_string(view->ctrl.opcode);
+  std::string s = view->opcode_known ? view->opcode_info->name : "unknown opcode " + std::to_string(view->ctrl.opcode);
   s += h.tagged ? TaggedText(h) : UntaggedText(h);
   s += Bit("L", h.last);
   if (view->ctrl.rdma_version != wire::kRdmaVersionIetf) s += " RV=" + std::to_string(view->ctrl.rdma_version);
@@ -139,8 +137,8 @@ std::string SummarizeEvent(const wire::EventRecord& ev) {
       break;
     case wire::EventType::kCommandCompleted:
       if (auto c = wire::CompletionFromValue(ev.invalidated_stag, ev.value)) {
-        s += "command " + std::to_string(c->command_id) + " (" + std::string(wire::CommandTypeName(c->type)) +
-             ") " + std::string(wire::CompletionStatusName(c->status)) + ", length " + std::to_string(ev.length);
+        s += "command " + std::to_string(c->command_id) + " (" + std::string(wire::CommandTypeName(c->type)) + ") " +
+             std::string(wire::CompletionStatusName(c->status)) + ", length " + std::to_string(ev.length);
       } else {
         s += "command completed " + Hex64(ev.value);
       }
@@ -174,8 +172,7 @@ std::vector<std::string> DiffDdpHeaders(const wire::DdpSegmentHeader& e, const w
   return out;
 }
 
-std::vector<std::string> DiffReadRequestHeaders(const wire::ReadRequestHeader& e,
-                                                const wire::ReadRequestHeader& a) {
+std::vector<std::string> DiffReadRequestHeaders(const wire::ReadRequestHeader& e, const wire::ReadRequestHeader& a) {
   std::vector<std::string> out;
   auto cmp = [&](const char* name, uint64_t ev, uint64_t av) {
     if (ev != av) out.push_back(std::string(name) + ": expected " + Hex64(ev) + ", got " + Hex64(av));
@@ -189,9 +186,8 @@ std::vector<std::string> DiffReadRequestHeaders(const wire::ReadRequestHeader& e
 }
 
 std::string DdpHeaderText(const wire::DdpSegmentHeader& h) {
-  std::string s = "T=" + std::to_string(h.tagged) + " L=" + std::to_string(h.last) + " Rsvd=" +
-                  std::to_string(h.rsvd) + " DV=" + std::to_string(h.ddp_version) + " RsvdULP[0]=" +
-                  Hex32(h.rsvd_ulp0);
+  std::string s = "T=" + std::to_string(h.tagged) + " L=" + std::to_string(h.last) + " Rsvd=" + std::to_string(h.rsvd) +
+                  " DV=" + std::to_string(h.ddp_version) + " RsvdULP[0]=" + Hex32(h.rsvd_ulp0);
   return s + (h.tagged ? TaggedText(h) : " Invalidate STag " + Hex32(h.invalidate_stag) + UntaggedText(h));
 }
 

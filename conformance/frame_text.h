@@ -47,8 +47,7 @@ std::string SummarizeEvent(const wire::EventRecord& ev);
 
 // The fields in which two DDP headers differ, one "<field>: expected <e>, got <a>"
 // each (T, L, Rsvd, DV, RsvdULP[0], STag, TO, Invalidate STag, QN, MSN, MO).
-std::vector<std::string> DiffDdpHeaders(const wire::DdpSegmentHeader& expected,
-                                        const wire::DdpSegmentHeader& actual);
+std::vector<std::string> DiffDdpHeaders(const wire::DdpSegmentHeader& expected, const wire::DdpSegmentHeader& actual);
 
 // The same for Terminated RDMA Headers (SinkSTag, SinkTO, RDMARDSZ, SrcSTag, SrcTO).
 std::vector<std::string> DiffReadRequestHeaders(const wire::ReadRequestHeader& expected,

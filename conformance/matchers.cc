@@ -60,8 +60,13 @@ std::optional<std::string> NoInputReason(const Observation& obs, const MatchCont
 // Header fields of a decoded segment by their case.proto Fields names.
 std::map<std::string, uint64_t> ActualFields(const wire::RdmapMessageView& v) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
-  std::map<std::string, uint64_t> f{{"t", h.tagged}, {"l", h.last}, {"rsvd", h.rsvd}, {"dv", h.ddp_version},
-                                    {"rv", v.ctrl.rdma_version}, {"rsv", v.ctrl.rsv}, {"opcode", v.ctrl.opcode},
+  std::map<std::string, uint64_t> f{{"t", h.tagged},
+                                    {"l", h.last},
+                                    {"rsvd", h.rsvd},
+                                    {"dv", h.ddp_version},
+                                    {"rv", v.ctrl.rdma_version},
+                                    {"rsv", v.ctrl.rsv},
+                                    {"opcode", v.ctrl.opcode},
                                     {"payload_length", v.ulp_payload.size()}};
   if (h.tagged) {
     f["stag"] = h.stag;
@@ -73,13 +78,19 @@ std::map<std::string, uint64_t> ActualFields(const wire::RdmapMessageView& v) {
     f["message_offset"] = h.message_offset;
   }
   if (const auto* r = std::get_if<wire::ReadRequestHeader>(&v.header)) {
-    f.insert({{"sink_stag", r->sink_stag}, {"sink_tagged_offset", r->sink_tagged_offset},
-              {"read_message_size", r->read_message_size}, {"source_stag", r->source_stag},
+    f.insert({{"sink_stag", r->sink_stag},
+              {"sink_tagged_offset", r->sink_tagged_offset},
+              {"read_message_size", r->read_message_size},
+              {"source_stag", r->source_stag},
               {"source_tagged_offset", r->source_tagged_offset}});
   } else if (const auto* t = std::get_if<wire::TerminateHeader>(&v.header)) {
-    f.insert({{"terminate_layer", t->code.layer}, {"terminate_etype", t->code.error_type},
-              {"terminate_error_code", t->code.error_code}, {"terminate_m", t->m}, {"terminate_d", t->d},
-              {"terminate_r", t->r}, {"terminate_reserved", t->reserved}});
+    f.insert({{"terminate_layer", t->code.layer},
+              {"terminate_etype", t->code.error_type},
+              {"terminate_error_code", t->code.error_code},
+              {"terminate_m", t->m},
+              {"terminate_d", t->d},
+              {"terminate_r", t->r},
+              {"terminate_reserved", t->reserved}});
     if (t->has_segment_length) f["ddp_segment_length"] = t->ddp_segment_length;
   } else if (const auto* i = std::get_if<wire::ImmediateDataHeader>(&v.header)) {
     f["immediate_data"] = i->immediate_data;
@@ -87,10 +98,14 @@ std::map<std::string, uint64_t> ActualFields(const wire::RdmapMessageView& v) {
     f.insert({{"original_request_identifier", a->original_request_identifier},
               {"original_remote_data_value", a->original_remote_data_value}});
   } else if (const auto* q = std::get_if<wire::AtomicRequestHeader>(&v.header)) {
-    f.insert({{"atomic_reserved", q->reserved}, {"atomic_opcode", q->atomic_opcode},
-              {"request_identifier", q->request_identifier}, {"remote_stag", q->remote_stag},
-              {"remote_tagged_offset", q->remote_tagged_offset}, {"add_or_swap_data", q->add_or_swap_data},
-              {"add_or_swap_mask", q->add_or_swap_mask}, {"compare_data", q->compare_data},
+    f.insert({{"atomic_reserved", q->reserved},
+              {"atomic_opcode", q->atomic_opcode},
+              {"request_identifier", q->request_identifier},
+              {"remote_stag", q->remote_stag},
+              {"remote_tagged_offset", q->remote_tagged_offset},
+              {"add_or_swap_data", q->add_or_swap_data},
+              {"add_or_swap_mask", q->add_or_swap_mask},
+              {"compare_data", q->compare_data},
               {"compare_mask", q->compare_mask}});
   }
   return f;
@@ -110,9 +125,15 @@ std::vector<std::string> FieldMismatches(const proto::Fields& want, const wire::
     }
     uint64_t w = 0;
     switch (f->cpp_type()) {
-      case pb::FieldDescriptor::CPPTYPE_UINT32: w = refl->GetUInt32(want, f); break;
-      case pb::FieldDescriptor::CPPTYPE_UINT64: w = refl->GetUInt64(want, f); break;
-      default: w = static_cast<uint64_t>(refl->GetInt64(want, f)); break;
+      case pb::FieldDescriptor::CPPTYPE_UINT32:
+        w = refl->GetUInt32(want, f);
+        break;
+      case pb::FieldDescriptor::CPPTYPE_UINT64:
+        w = refl->GetUInt64(want, f);
+        break;
+      default:
+        w = static_cast<uint64_t>(refl->GetInt64(want, f));
+        break;
     }
     auto it = actual.find(f->name());
     if (it == actual.end()) {
@@ -144,9 +165,8 @@ std::string FrameMismatch(const proto::FrameMatcher& m, const ReceivedFrame& fra
 }
 
 std::string FrameExpectation(const proto::FrameMatcher& m) {
-  std::string s = m.type() != proto::Message::TYPE_UNSPECIFIED
-                      ? wire::OpcodeName(proto::OpcodeOf(m.type()))
-                      : std::string("a frame");
+  std::string s = m.type() != proto::Message::TYPE_UNSPECIFIED ? wire::OpcodeName(proto::OpcodeOf(m.type()))
+                                                               : std::string("a frame");
   if (m.fields().ByteSizeLong() > 0) s += " with " + m.fields().ShortDebugString();
   if (m.count() > 1) s += " (" + std::to_string(m.count()) + " in a row)";
   return s;
@@ -155,14 +175,16 @@ std::string FrameExpectation(const proto::FrameMatcher& m) {
 // The event checks that need the record; the outcome is a pass when none fails.
 MatchOutcome MatchEventRecord(const proto::EventMatcher& m, const ReceivedEvent& got, const MatchContext& ctx) {
   const std::string expected = m.ShortDebugString();
-  if (!got.event) return MakeOutcome(Verdict::kError, "target broke the test-ULP convention: " + got.error, expected, "");
+  if (!got.event)
+    return MakeOutcome(Verdict::kError, "target broke the test-ULP convention: " + got.error, expected, "");
   const wire::EventRecord& ev = *got.event;
   const std::string actual = SummarizeEvent(ev);
   std::vector<std::string> bad;
   // REQ R5041-4.3-07: the target's Sends carry consecutive QN 0 MSNs; the
   // convention makes the Sequence Number equal to that MSN (§6.3).
   if (ev.sequence != got.msn) {
-    bad.push_back("Sequence Number " + std::to_string(ev.sequence) + " differs from the Send's MSN " + std::to_string(got.msn));
+    bad.push_back("Sequence Number " + std::to_string(ev.sequence) + " differs from the Send's MSN " +
+                  std::to_string(got.msn));
   }
   if (m.type() != proto::EventMatcher::TYPE_UNSPECIFIED && static_cast<int>(ev.type) != m.type()) {
     bad.push_back("Event Type " + std::to_string(static_cast<int>(ev.type)) + ", expected " + std::to_string(m.type()));
@@ -179,7 +201,8 @@ MatchOutcome MatchEventRecord(const proto::EventMatcher& m, const ReceivedEvent&
   }
   const bool invalidated = ev.flags & wire::kEventInvalidated;
   if (m.has_invalidated() && invalidated != m.invalidated()) {
-    bad.push_back(invalidated ? "an STag was invalidated (" + Hex32(ev.invalidated_stag) + ")" : "no STag was invalidated");
+    bad.push_back(invalidated ? "an STag was invalidated (" + Hex32(ev.invalidated_stag) + ")"
+                              : "no STag was invalidated");
   }
   if (ctx.invalidated_stag && (!invalidated || ev.invalidated_stag != *ctx.invalidated_stag)) {
     bad.push_back("invalidated STag " + (invalidated ? Hex32(ev.invalidated_stag) : std::string("none")) +
@@ -207,10 +230,14 @@ MatchOutcome MatchEventRecord(const proto::EventMatcher& m, const ReceivedEvent&
 
 std::string_view LinkStateName(LinkState s) {
   switch (s) {
-    case LinkState::kOpen: return "open";
-    case LinkState::kFin: return "FIN";
-    case LinkState::kReset: return "RST";
-    case LinkState::kError: return "transport error";
+    case LinkState::kOpen:
+      return "open";
+    case LinkState::kFin:
+      return "FIN";
+    case LinkState::kReset:
+      return "RST";
+    case LinkState::kError:
+      return "transport error";
   }
   return "?";
 }
@@ -257,8 +284,9 @@ Evaluation EvaluateFrame(const proto::FrameMatcher& m, const Observation& obs, c
   }
   Verdict v;
   if (std::optional<std::string> why = NoInputReason(obs, ctx, "matching frame", &v)) {
-    MatchOutcome o = Missed(ctx.severity, *why + " (" + std::to_string(obs.frames.size()) + " of " +
-                                              std::to_string(count) + " seen)", expected, *why);
+    MatchOutcome o = Missed(ctx.severity,
+                            *why + " (" + std::to_string(obs.frames.size()) + " of " + std::to_string(count) + " seen)",
+                            expected, *why);
     if (v == Verdict::kError) o.verdict = v;
     return Decided(std::move(o), obs.frames.size());
   }
@@ -284,10 +312,14 @@ Evaluation EvaluateClosed(const proto::ConnectionClosed& m, const Observation& o
   const bool fin_ok = m.accept().empty() || std::count(m.accept().begin(), m.accept().end(), proto::Close::FIN);
   const bool rst_ok = m.accept().empty() || std::count(m.accept().begin(), m.accept().end(), proto::Close::RST);
   const std::string expected = std::string("the target closes the connection (") +
-                               (fin_ok && rst_ok ? "FIN or RST" : fin_ok ? "FIN" : "RST") + ")";
+                               (fin_ok && rst_ok ? "FIN or RST"
+                                : fin_ok         ? "FIN"
+                                                 : "RST") +
+                               ")";
   if (!obs.frames.empty()) {
-    MatchOutcome o = Missed(ctx.severity, "the target sent " + SummarizeUlpdu(obs.frames[0].ulpdu, ctx.profile) +
-                                              " instead of closing", expected, FrameText(obs.frames[0], ctx.profile));
+    MatchOutcome o = Missed(
+        ctx.severity, "the target sent " + SummarizeUlpdu(obs.frames[0].ulpdu, ctx.profile) + " instead of closing",
+        expected, FrameText(obs.frames[0], ctx.profile));
     o.frames = {obs.frames[0].record};
     return Decided(std::move(o), 1);
   }
@@ -304,7 +336,8 @@ Evaluation EvaluateClosed(const proto::ConnectionClosed& m, const Observation& o
     MatchOutcome o = MakeOutcome(Verdict::kPass, "", expected, fin ? "FIN" : "RST");
     o.choices.push_back({"close", fin ? "FIN" : "RST", fin, fin ? fin_ok : rst_ok, ""});
     if (fin && !fin_ok) return Decided(Missed(ctx.severity, "graceful close (FIN), expected a reset", expected, "FIN"));
-    if (!fin && !rst_ok) return Decided(Missed(ctx.severity, "reset (RST), expected a graceful close (FIN)", expected, "RST"));
+    if (!fin && !rst_ok)
+      return Decided(Missed(ctx.severity, "reset (RST), expected a graceful close (FIN)", expected, "RST"));
     if (!fin && fin_ok) {
       // REQ R5040-6.2.1-05: a graceful close is what the RFC recommends.
       if (m.rst_severity() != proto::LEVEL_UNSPECIFIED) {
@@ -317,8 +350,9 @@ Evaluation EvaluateClosed(const proto::ConnectionClosed& m, const Observation& o
     return Decided(std::move(o));
   }
   if (obs.deadline_passed) {
-    return Decided(Missed(ctx.severity, "the connection is still open after " + std::to_string(ctx.timeout.count()) + " ms",
-                          expected, "open"));
+    return Decided(Missed(ctx.severity,
+                          "the connection is still open after " + std::to_string(ctx.timeout.count()) + " ms", expected,
+                          "open"));
   }
   return {};
 }

@@ -39,9 +39,9 @@ struct ReceivedFrame {
 // A target Send carrying a test-ULP Event Record (docs/target-convention.md §6.3).
 struct ReceivedEvent {
   std::size_t record = 0;
-  uint32_t msn = 0;                       // QN 0 MSN of the carrying Send
-  std::optional<wire::EventRecord> event; // nullopt: the record did not decode
-  std::string error;                      // why it did not decode
+  uint32_t msn = 0;                        // QN 0 MSN of the carrying Send
+  std::optional<wire::EventRecord> event;  // nullopt: the record did not decode
+  std::string error;                       // why it did not decode
 };
 
 enum class LinkState : uint8_t {
@@ -73,9 +73,9 @@ struct Observation {
 
 struct MatchOutcome {
   Verdict verdict = Verdict::kPass;
-  std::string reason;    // one line; empty for a plain pass
+  std::string reason;  // one line; empty for a plain pass
   std::string expected;
-  std::string actual;    // decoded frames and raw octets where there are any
+  std::string actual;  // decoded frames and raw octets where there are any
   std::vector<std::string> notes;
   std::vector<AcceptChoice> choices;
   std::vector<std::size_t> frames;  // CaseResult::frames indexes looked at
@@ -103,12 +103,12 @@ struct SentMessage {
   wire::Opcode opcode = wire::Opcode::kRdmaWrite;
   // The segment a Terminate echoes: the first one transmitted.
   wire::DdpSegmentHeader ddp_header;
-  wire::Bytes ddp_header_octets;  // 14 or 18 octets as sent
+  wire::Bytes ddp_header_octets;                        // 14 or 18 octets as sent
   std::optional<wire::ReadRequestHeader> read_request;  // RDMA Read Requests
-  wire::Bytes rdma_header_octets;  // the RDMAP header as sent (Read Request: 28 octets)
-  uint32_t ulpdu_length = 0;       // that segment's ULPDU_Length (DDP header + payload)
-  uint32_t payload_length = 0;     // that segment's DDP payload length
-  wire::Bytes ulp_payload;         // the whole message's ULP payload
+  wire::Bytes rdma_header_octets;                       // the RDMAP header as sent (Read Request: 28 octets)
+  uint32_t ulpdu_length = 0;                            // that segment's ULPDU_Length (DDP header + payload)
+  uint32_t payload_length = 0;                          // that segment's DDP payload length
+  wire::Bytes ulp_payload;                              // the whole message's ULP payload
   // Read Requests: octets of Read Response received for it so far
   // (the Terminated RDMA Header of an UPDATED echo is advanced by these).
   uint64_t response_octets = 0;
@@ -118,22 +118,20 @@ struct SentMessage {
 // (regions via the Advertisement, labels via the sends).
 struct MatchContext {
   wire::Profile profile = wire::Profile::kRfc5040;
-  proto::Level severity = proto::MUST;        // Expect.severity or the case level
-  const SentMessage* offending = nullptr;     // Terminate: the offending send
-  std::optional<wire::Bytes> expected_data;   // frame payload / event data
-  std::optional<uint32_t> invalidated_stag;   // event: STag expected invalidated
-  std::chrono::milliseconds timeout{2000};    // for messages only
+  proto::Level severity = proto::MUST;       // Expect.severity or the case level
+  const SentMessage* offending = nullptr;    // Terminate: the offending send
+  std::optional<wire::Bytes> expected_data;  // frame payload / event data
+  std::optional<uint32_t> invalidated_stag;  // event: STag expected invalidated
+  std::chrono::milliseconds timeout{2000};   // for messages only
 };
 
 // ---- frame-based expectations --------------------------------------------
 
 Evaluation EvaluateFrame(const proto::FrameMatcher& m, const Observation& obs, const MatchContext& ctx);
-Evaluation EvaluateTerminate(const proto::TerminateMatcher& m, const Observation& obs,
-                             const MatchContext& ctx);
+Evaluation EvaluateTerminate(const proto::TerminateMatcher& m, const Observation& obs, const MatchContext& ctx);
 // The grading of one received frame as the expected Terminate (unit tests
 // and EvaluateTerminate).
-MatchOutcome MatchTerminateFrame(const proto::TerminateMatcher& m, const ReceivedFrame& frame,
-                                 const MatchContext& ctx);
+MatchOutcome MatchTerminateFrame(const proto::TerminateMatcher& m, const ReceivedFrame& frame, const MatchContext& ctx);
 Evaluation EvaluateEvent(const proto::EventMatcher& m, const Observation& obs, const MatchContext& ctx);
 Evaluation EvaluateClosed(const proto::ConnectionClosed& m, const Observation& obs, const MatchContext& ctx);
 Evaluation EvaluateNothing(const proto::Nothing& m, const Observation& obs, const MatchContext& ctx);
@@ -163,11 +161,11 @@ std::string MemoryDifference(wire::ByteSpan expected, wire::ByteSpan actual);
 // What the suite got back for its MPA Request.
 struct HandshakeOutcome {
   std::optional<wire::MpaStartupFrame> reply;
-  std::string reply_error;      // the Reply arrived but did not decode
+  std::string reply_error;            // the Reply arrived but did not decode
   LinkState link = LinkState::kOpen;  // how the target ended it when there is no Reply
-  bool timed_out = false;       // neither Reply nor close before the deadline
-  bool advertisement = false;   // the Reply carried an Advertisement (RPCA)
-  std::size_t early_octets = 0; // octets the target sent before the Request was complete
+  bool timed_out = false;             // neither Reply nor close before the deadline
+  bool advertisement = false;         // the Reply carried an Advertisement (RPCA)
+  std::size_t early_octets = 0;       // octets the target sent before the Request was complete
   std::optional<std::size_t> record;
 };
 
@@ -177,10 +175,10 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
 // The target's MPA Request when it is the Initiator (a `listen` step).
 struct RequestOutcome {
   std::optional<wire::MpaStartupFrame> request;
-  std::string error;            // the Request arrived but did not decode
+  std::string error;                  // the Request arrived but did not decode
   LinkState link = LinkState::kOpen;  // how the target ended it when there is no Request
-  bool timed_out = false;       // neither Request nor close before the deadline
-  bool advertisement = false;   // the Request carried an Advertisement (RPCA)
+  bool timed_out = false;             // neither Request nor close before the deadline
+  bool advertisement = false;         // the Request carried an Advertisement (RPCA)
   std::optional<std::size_t> record;
 };
 

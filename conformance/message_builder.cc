@@ -32,11 +32,21 @@ class FieldBag {
     refl->ListFields(f, &set);
     for (const pb::FieldDescriptor* d : set) {
       switch (d->cpp_type()) {
-        case pb::FieldDescriptor::CPPTYPE_UINT32: numbers_[d->name()] = refl->GetUInt32(f, d); break;
-        case pb::FieldDescriptor::CPPTYPE_UINT64: numbers_[d->name()] = refl->GetUInt64(f, d); break;
-        case pb::FieldDescriptor::CPPTYPE_INT32: numbers_[d->name()] = static_cast<uint64_t>(refl->GetInt32(f, d)); break;
-        case pb::FieldDescriptor::CPPTYPE_INT64: numbers_[d->name()] = static_cast<uint64_t>(refl->GetInt64(f, d)); break;
-        default: strings_[d->name()] = refl->GetString(f, d); break;
+        case pb::FieldDescriptor::CPPTYPE_UINT32:
+          numbers_[d->name()] = refl->GetUInt32(f, d);
+          break;
+        case pb::FieldDescriptor::CPPTYPE_UINT64:
+          numbers_[d->name()] = refl->GetUInt64(f, d);
+          break;
+        case pb::FieldDescriptor::CPPTYPE_INT32:
+          numbers_[d->name()] = static_cast<uint64_t>(refl->GetInt32(f, d));
+          break;
+        case pb::FieldDescriptor::CPPTYPE_INT64:
+          numbers_[d->name()] = static_cast<uint64_t>(refl->GetInt64(f, d));
+          break;
+        default:
+          strings_[d->name()] = refl->GetString(f, d);
+          break;
       }
     }
   }
@@ -175,18 +185,23 @@ std::string ApplyHeaderFields(FieldBag& f, wire::RdmapHeader& header, wire::Byte
 wire::RdmapSegment Template(const proto::Message& m, Opcode op, const ResolvedRef& remote, uint32_t msn,
                             BuildContext& ctx, uint32_t invalidate_stag, uint32_t length) {
   switch (op) {
-    case Opcode::kRdmaWrite: return wire::MakeRdmaWrite(remote.stag, remote.tagged_offset, {});
+    case Opcode::kRdmaWrite:
+      return wire::MakeRdmaWrite(remote.stag, remote.tagged_offset, {});
     case Opcode::kRdmaReadRequest:
-      return wire::MakeReadRequest(msn, {kSuiteSinkStag, ctx.state->next_sink_to, length, remote.stag,
-                                         remote.tagged_offset});
-    case Opcode::kRdmaReadResponse: return wire::MakeReadResponse(remote.stag, remote.tagged_offset, {});
+      return wire::MakeReadRequest(
+          msn, {kSuiteSinkStag, ctx.state->next_sink_to, length, remote.stag, remote.tagged_offset});
+    case Opcode::kRdmaReadResponse:
+      return wire::MakeReadResponse(remote.stag, remote.tagged_offset, {});
     case Opcode::kSend:
     case Opcode::kSendWithSe:
     case Opcode::kSendWithInvalidate:
-    case Opcode::kSendWithSeAndInvalidate: return wire::MakeSend(op, msn, {}, invalidate_stag);
-    case Opcode::kTerminate: return wire::MakeTerminate(msn, wire::TerminateHeader{});
+    case Opcode::kSendWithSeAndInvalidate:
+      return wire::MakeSend(op, msn, {}, invalidate_stag);
+    case Opcode::kTerminate:
+      return wire::MakeTerminate(msn, wire::TerminateHeader{});
     case Opcode::kImmediateData:
-    case Opcode::kImmediateDataWithSe: return wire::MakeImmediateData(msn, 0, op == Opcode::kImmediateDataWithSe);
+    case Opcode::kImmediateDataWithSe:
+      return wire::MakeImmediateData(msn, 0, op == Opcode::kImmediateDataWithSe);
     case Opcode::kAtomicRequest: {
       wire::AtomicRequestHeader h;
       h.request_identifier = ctx.state->next_request_identifier;
@@ -194,14 +209,20 @@ wire::RdmapSegment Template(const proto::Message& m, Opcode op, const ResolvedRe
       h.remote_tagged_offset = remote.tagged_offset;
       return wire::MakeAtomicRequest(msn, h);
     }
-    case Opcode::kAtomicResponse: return wire::MakeAtomicResponse(msn, {});
+    case Opcode::kAtomicResponse:
+      return wire::MakeAtomicResponse(msn, {});
     case Opcode::kFlushRequest:
       return wire::MakeFlushRequest(msn, {remote.stag, length, remote.tagged_offset, wire::kFlushToPersistence});
-    case Opcode::kFlushResponse: return wire::MakeFlushResponse(msn);
-    case Opcode::kVerifyRequest: return wire::MakeVerifyRequest(msn, {remote.stag, length, remote.tagged_offset, {}});
-    case Opcode::kVerifyResponse: return wire::MakeVerifyResponse(msn, {});
-    case Opcode::kAtomicWriteRequest: return wire::MakeAtomicWriteRequest(msn, {remote.stag, 8, remote.tagged_offset, 0});
-    case Opcode::kAtomicWriteResponse: return wire::MakeAtomicWriteResponse(msn);
+    case Opcode::kFlushResponse:
+      return wire::MakeFlushResponse(msn);
+    case Opcode::kVerifyRequest:
+      return wire::MakeVerifyRequest(msn, {remote.stag, length, remote.tagged_offset, {}});
+    case Opcode::kVerifyResponse:
+      return wire::MakeVerifyResponse(msn, {});
+    case Opcode::kAtomicWriteRequest:
+      return wire::MakeAtomicWriteRequest(msn, {remote.stag, 8, remote.tagged_offset, 0});
+    case Opcode::kAtomicWriteResponse:
+      return wire::MakeAtomicWriteResponse(msn);
   }
   (void)m;
   return wire::MakeSegment(op);
@@ -231,8 +252,10 @@ std::optional<std::vector<wire::PlannedDdpSegment>> Segment(const wire::DdpSegme
   for (int i = 0; i < s.payload_size_size(); ++i) {
     wire::PlannedDdpSegment seg{first, body.subspan(at, s.payload_size(i))};
     seg.header.last = i + 1 == s.payload_size_size();
-    if (first.tagged) seg.header.tagged_offset = first.tagged_offset + at;
-    else seg.header.message_offset = static_cast<uint32_t>(first.message_offset + at);
+    if (first.tagged)
+      seg.header.tagged_offset = first.tagged_offset + at;
+    else
+      seg.header.message_offset = static_cast<uint32_t>(first.message_offset + at);
     at += s.payload_size(i);
     out.push_back(seg);
   }
@@ -315,9 +338,12 @@ std::optional<wire::Bytes> BuildPayload(const proto::Payload& p, const ResolvedR
       if (!b) error = "payload hex does not parse";
       return b;
     }
-    case proto::Payload::kText: return wire::Bytes(p.text().begin(), p.text().end());
-    case proto::Payload::kFill: break;
-    default: return wire::Bytes{};
+    case proto::Payload::kText:
+      return wire::Bytes(p.text().begin(), p.text().end());
+    case proto::Payload::kFill:
+      break;
+    default:
+      return wire::Bytes{};
   }
   const proto::Fill& f = p.fill();
   wire::Bytes out(f.length());
@@ -325,7 +351,9 @@ std::optional<wire::Bytes> BuildPayload(const proto::Payload& p, const ResolvedR
     case proto::Fill::COUNTER:
       for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(f.byte() + i);
       break;
-    case proto::Fill::CONSTANT: std::fill(out.begin(), out.end(), static_cast<uint8_t>(f.byte())); break;
+    case proto::Fill::CONSTANT:
+      std::fill(out.begin(), out.end(), static_cast<uint8_t>(f.byte()));
+      break;
     default:
       if (!dest || !dest->region) {
         error = "a COMPLEMENT_OF_PATTERN fill needs a destination region";
@@ -449,8 +477,8 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     payload->resize(*n);
     for (std::size_t i = old; i < payload->size(); ++i) (*payload)[i] = static_cast<uint8_t>(i);
   }
-  const uint32_t length = m.has_length_from_mulpdu() ? LengthFromMulpdu(m.length_from_mulpdu(), ctx.target_mulpdu)
-                          : m.has_length()              ? m.length()
+  const uint32_t length = m.has_length_from_mulpdu()       ? LengthFromMulpdu(m.length_from_mulpdu(), ctx.target_mulpdu)
+                          : m.has_length()                 ? m.length()
                           : op == Opcode::kRdmaReadRequest ? 64
                                                            : static_cast<uint32_t>(payload->size());
   // "next" MSN of the opcode's queue; an explicit MSN does not advance it.
@@ -458,8 +486,10 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
   uint32_t msn = qn >= 0 ? ctx.state->next_msn[qn] : 0;
   const std::optional<uint64_t> explicit_msn = bag.Take("msn");
   const std::optional<uint64_t> delta = bag.Take("msn_delta");
-  if (explicit_msn) msn = static_cast<uint32_t>(*explicit_msn);
-  else if (delta) msn = static_cast<uint32_t>(msn + static_cast<int64_t>(*delta));
+  if (explicit_msn)
+    msn = static_cast<uint32_t>(*explicit_msn);
+  else if (delta)
+    msn = static_cast<uint32_t>(msn + static_cast<int64_t>(*delta));
   wire::RdmapSegment seg = Template(m, op, remote, msn, ctx, invalidate.stag, length);
   seg.ddp.msn = msn;
   ApplyDdpFields(bag, seg.ddp, ctx.profile, false);

@@ -65,8 +65,10 @@ std::string ReadExpectation(std::span<const ReadRequestSent> requests) {
 MatchOutcome Miss(const MatchContext& ctx, std::string reason, std::string expected, std::string actual) {
   MatchOutcome o;
   o.verdict = VerdictForMiss(ctx.severity);
-  if (o.verdict == Verdict::kPass) o.notes.push_back("MAY: " + reason);
-  else o.reason = std::move(reason);
+  if (o.verdict == Verdict::kPass)
+    o.notes.push_back("MAY: " + reason);
+  else
+    o.reason = std::move(reason);
   o.expected = std::move(expected);
   o.actual = std::move(actual);
   return o;
@@ -101,7 +103,8 @@ Evaluation EvaluateReadResponses(std::span<const ReadRequestSent> requests, cons
     if (!complete) continue;
     if (requests[r].expected) {
       if (std::string diff = MemoryDifference(*requests[r].expected, a.data); !diff.empty()) {
-        e.outcome = Miss(ctx, requests[r].what + ": " + diff.substr(0, diff.find('\n')), expected, actual + "\n" + diff);
+        e.outcome =
+            Miss(ctx, requests[r].what + ": " + diff.substr(0, diff.find('\n')), expected, actual + "\n" + diff);
         e.outcome.frames = records;
         e.decided = true;
         e.frames_used = i + 1;
@@ -146,15 +149,17 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
   const std::string expected = "MPA Reply " + m.ShortDebugString();
   if (!h.reply) {
     const std::string what = !h.reply_error.empty() ? "MPA Reply does not decode: " + h.reply_error
-                             : h.timed_out          ? "no MPA Reply before the deadline"
-                                           : "the target closed (" + std::string(LinkStateName(h.link)) + ") without a Reply";
+                             : h.timed_out
+                                 ? "no MPA Reply before the deadline"
+                                 : "the target closed (" + std::string(LinkStateName(h.link)) + ") without a Reply";
     if (m.or_closed() && h.reply_error.empty() && !h.timed_out) return MakeOutcome(Verdict::kPass, "", expected, what);
     return Miss(ctx, what, expected, what);
   }
   const wire::MpaStartupFrame& r = *h.reply;
   std::vector<std::string> bad;
   auto check = [&](bool set, uint64_t want, uint64_t got, const char* name) {
-    if (set && want != got) bad.push_back(std::string(name) + " is " + std::to_string(got) + ", expected " + std::to_string(want));
+    if (set && want != got)
+      bad.push_back(std::string(name) + " is " + std::to_string(got) + ", expected " + std::to_string(want));
   };
   check(m.has_accepted(), m.accepted(), !r.reject, "accepted (R=0)");
   // R = 1 on a Reply that otherwise accepts (it carries the Advertisement
@@ -162,8 +167,9 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
   // report does not read as a plain refusal. Linux siw echoes the Request's
   // R bit this way (docs/reports/siw, S5).
   if (m.has_accepted() && m.accepted() && r.reject && h.advertisement) {
-    bad.back() += std::string(": R = 1 in a Reply that carries the target's Advertisement, as an accepting Reply does") +
-                  (request.reject ? " (the Request's R bit echoed?)" : "");
+    bad.back() +=
+        std::string(": R = 1 in a Reply that carries the target's Advertisement, as an accepting Reply does") +
+        (request.reject ? " (the Request's R bit echoed?)" : "");
   }
   check(m.has_revision(), m.revision(), r.revision, "Rev");
   check(m.has_markers(), m.markers(), r.marker_required, "M");
@@ -179,7 +185,8 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
       const wire::EnhancedIrdOrd& e = *r.enhanced_data;
       const bool none = !e.send_rtr && !e.write_rtr && !e.read_rtr;
       if ((none && !accepted(proto::Rfc6581::RTR_NONE)) || (e.send_rtr && !accepted(proto::Rfc6581::RTR_SEND)) ||
-          (e.write_rtr && !accepted(proto::Rfc6581::RTR_WRITE)) || (e.read_rtr && !accepted(proto::Rfc6581::RTR_READ))) {
+          (e.write_rtr && !accepted(proto::Rfc6581::RTR_WRITE)) ||
+          (e.read_rtr && !accepted(proto::Rfc6581::RTR_READ))) {
         bad.push_back(std::string("RTR flags B=") + (e.send_rtr ? "1" : "0") + " C=" + (e.write_rtr ? "1" : "0") +
                       " D=" + (e.read_rtr ? "1" : "0") + " are not an accepted choice");
       }

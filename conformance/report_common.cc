@@ -19,7 +19,8 @@ constexpr std::array<proto::Level, 6> kLevelOrder = {proto::MUST,       proto::M
                                                      proto::SHOULD_NOT, proto::MAY,      proto::LEVEL_UNSPECIFIED};
 
 bool ShellSafe(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./:=,@%+").find(c) != std::string_view::npos;
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("-_./:=,@%+").find(c) != std::string_view::npos;
 }
 
 std::vector<std::string_view> SplitDots(std::string_view s) {
@@ -44,10 +45,18 @@ std::size_t Utf8SequenceLength(std::string_view s, std::size_t i) {
   if (c < 0x80) return 1;
   std::size_t n;
   unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) { n = 3; if (c == 0xE0) lo = 0xA0; if (c == 0xED) hi = 0x9F; }
-  else if (c >= 0xF0 && c <= 0xF4) { n = 4; if (c == 0xF0) lo = 0x90; if (c == 0xF4) hi = 0x8F; }
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else
+    return 0;
   if (i + n > s.size()) return 0;
   if (b(i + 1) < lo || b(i + 1) > hi) return 0;
   for (std::size_t k = 2; k < n; ++k) {
@@ -65,11 +74,21 @@ std::string MarkupEscape(std::string_view text) {
   for (char ch : clean) {
     const unsigned char c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         if ((c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') || c == 0x7F) {
           char buf[8];
@@ -98,8 +117,10 @@ std::string ShellQuote(std::string_view arg) {
   if (!arg.empty() && std::all_of(arg.begin(), arg.end(), ShellSafe)) return std::string(arg);
   std::string out = "'";
   for (char c : arg) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -235,9 +256,12 @@ std::string IsoTime(std::chrono::system_clock::time_point t) {
 std::string DurationText(std::chrono::microseconds d) {
   char buf[32];
   const long long us = d.count();
-  if (us < 1000) std::snprintf(buf, sizeof buf, "%lld us", us);
-  else if (us < 1000000) std::snprintf(buf, sizeof buf, "%lld ms", us / 1000);
-  else std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(us) / 1e6);
+  if (us < 1000)
+    std::snprintf(buf, sizeof buf, "%lld us", us);
+  else if (us < 1000000)
+    std::snprintf(buf, sizeof buf, "%lld ms", us / 1000);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f s", static_cast<double>(us) / 1e6);
   return buf;
 }
 

@@ -83,7 +83,7 @@ std::vector<DocumentGroup> GroupCases(const RunResult& run);
 // The values of one swept case (Case.sweep), in run order: one sub-result
 // per value, TLS-Anvil style.
 struct SweepGroup {
-  std::string case_id;    // the swept case's own id
+  std::string case_id;  // the swept case's own id
   std::string parameter;
   std::vector<const CaseResult*> values;
   Counts counts;
@@ -138,8 +138,7 @@ std::string HtmlEscape(std::string_view text);
 // per case; FrameRecord raw octets rebuild each direction's stream). A
 // capture/ writer installs itself with SetPcapWriter; until one does,
 // WriteCasePcaps reports that the feature is not available.
-using PcapWriter = std::function<bool(const std::filesystem::path& dir, const RunResult& run,
-                                      std::string& error)>;
+using PcapWriter = std::function<bool(const std::filesystem::path& dir, const RunResult& run, std::string& error)>;
 void SetPcapWriter(PcapWriter writer);
 bool PcapWriterAvailable();
 // false with a one-line `error` when no writer is installed or it failed.

@@ -16,10 +16,10 @@
 namespace rdmapct::conformance {
 
 struct ComparedRun {
-  std::string label;         // the file as given
+  std::string label;  // the file as given
   std::string target, target_arg, profile, start, tool_version;
-  bool interrupted = false;  // the report is marked "INTERRUPTED, partial"
-  std::string verdict;       // the run's overall verdict
+  bool interrupted = false;                                // the report is marked "INTERRUPTED, partial"
+  std::string verdict;                                     // the run's overall verdict
   std::vector<std::pair<std::string, std::string>> cases;  // id -> verdict, report order
   const std::string* Find(const std::string& id) const;    // the verdict of `id`, null if absent
 };

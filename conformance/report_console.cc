@@ -11,11 +11,16 @@ namespace {
 
 const char* AnsiColour(Verdict v) {
   switch (v) {
-    case Verdict::kPass: return "\x1b[32m";     // green
-    case Verdict::kWarn: return "\x1b[33m";     // yellow
-    case Verdict::kFail: return "\x1b[1;31m";   // bold red
-    case Verdict::kSkip: return "\x1b[36m";     // cyan
-    case Verdict::kError: return "\x1b[1;35m";  // bold magenta
+    case Verdict::kPass:
+      return "\x1b[32m";  // green
+    case Verdict::kWarn:
+      return "\x1b[33m";  // yellow
+    case Verdict::kFail:
+      return "\x1b[1;31m";  // bold red
+    case Verdict::kSkip:
+      return "\x1b[36m";  // cyan
+    case Verdict::kError:
+      return "\x1b[1;35m";  // bold magenta
   }
   return "";
 }
@@ -39,8 +44,8 @@ std::string Join(const std::vector<std::string>& items, std::string_view sep) {
 }
 
 std::string CountsText(const Counts& c) {
-  return fmt::format("{:>3} cases: {} pass, {} warn, {} fail, {} skip, {} error", c.total(), c.pass, c.warn,
-                     c.fail, c.skip, c.error);
+  return fmt::format("{:>3} cases: {} pass, {} warn, {} fail, {} skip, {} error", c.total(), c.pass, c.warn, c.fail,
+                     c.skip, c.error);
 }
 
 // "expected:" / "actual:" with a multi-line value indented under the label.
@@ -54,10 +59,14 @@ std::string Labelled(std::string_view label, std::string_view value, std::string
 
 std::string ChoiceText(const AcceptChoice& ch) {
   std::string s = ch.what + ": " + ch.chosen;
-  if (!ch.in_set) s += " (outside the accept-set)";
-  else if (ch.preferred) s += " (preferred)";
-  else if (ch.tolerated) s += " (tolerated: the RFC names another code)";
-  else s += " (accepted alternative)";
+  if (!ch.in_set)
+    s += " (outside the accept-set)";
+  else if (ch.preferred)
+    s += " (preferred)";
+  else if (ch.tolerated)
+    s += " (tolerated: the RFC names another code)";
+  else
+    s += " (accepted alternative)";
   if (!ch.note.empty()) s += " [" + ch.note + "]";
   return s;
 }
@@ -128,8 +137,8 @@ std::string RenderCaseLine(const CaseResult& c, ConsoleStyle style) {
 }
 
 std::string RenderFrame(const FrameRecord& f, std::size_t index, std::size_t max_dump) {
-  std::string out = fmt::format("#{} conn {} {} {}", index, f.connection, DirectionName(f.direction),
-                                FrameKindName(f.kind));
+  std::string out =
+      fmt::format("#{} conn {} {} {}", index, f.connection, DirectionName(f.direction), FrameKindName(f.kind));
   if (f.kind != FrameKind::kFin && f.kind != FrameKind::kRst) {
     out += fmt::format(" @{} {} octets", f.stream_offset, f.raw.size());
   }
@@ -175,7 +184,8 @@ std::string RenderCaseDetail(const RunResult& run, const CaseResult& c, const Re
 std::string RenderConsoleSummary(const RunResult& run, ConsoleStyle style) {
   std::string out = "Summary\n";
   for (const DocumentGroup& d : GroupCases(run)) {
-    out += fmt::format("  {:<12} {}  {}\n", d.document, CountsText(d.counts), PaddedVerdict(GroupVerdict(d.counts), style));
+    out += fmt::format("  {:<12} {}  {}\n", d.document, CountsText(d.counts),
+                       PaddedVerdict(GroupVerdict(d.counts), style));
     for (const LevelGroup& l : d.levels) {
       out += fmt::format("    {:<10} {}  {}\n", LevelLabel(l.level), CountsText(l.counts),
                          PaddedVerdict(GroupVerdict(l.counts), style));
@@ -196,11 +206,16 @@ std::string RenderConsoleSummary(const RunResult& run, ConsoleStyle style) {
   out += "  certification " + SanitizeUtf8(AssessCompleteness(run).statement) + "\n";
   const int status = ExitStatus(run);
   std::string result;
-  if (status == kExitInterrupted) result = InterruptedMarker(run) + " (the verdicts so far)";
-  else if (status == kExitFail) result = fmt::format("FAIL: {} case(s) missed a MUST-level expectation", total.fail);
-  else if (status == kExitError) result = "ERROR: the target could not be judged (run aborted or cases in error)";
-  else if (status == kExitNothingTested) result = "NOT TESTED: " + NothingTested(run);
-  else result = total.warn > 0 ? fmt::format("PASS with {} warning(s)", total.warn) : "PASS";
+  if (status == kExitInterrupted)
+    result = InterruptedMarker(run) + " (the verdicts so far)";
+  else if (status == kExitFail)
+    result = fmt::format("FAIL: {} case(s) missed a MUST-level expectation", total.fail);
+  else if (status == kExitError)
+    result = "ERROR: the target could not be judged (run aborted or cases in error)";
+  else if (status == kExitNothingTested)
+    result = "NOT TESTED: " + NothingTested(run);
+  else
+    result = total.warn > 0 ? fmt::format("PASS with {} warning(s)", total.warn) : "PASS";
   out += fmt::format("Result: {} (exit status {})\n", result, status);
   return out;
 }
@@ -236,8 +251,10 @@ void LiveProgress::OnCase(const CaseResult& c) {
   std::lock_guard<std::mutex> lock(mu_);
   ++done_;
   const std::string line = RenderProgressLine(c, done_, total_, style_);
-  if (in_place_) std::fprintf(out_, "\r\x1b[K%s", line.c_str());
-  else std::fprintf(out_, "%s\n", line.c_str());
+  if (in_place_)
+    std::fprintf(out_, "\r\x1b[K%s", line.c_str());
+  else
+    std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
 }
 

@@ -15,8 +15,8 @@ namespace {
 // JSON report has them all.
 constexpr std::size_t kHtmlDumpOctets = 512;
 
-constexpr std::array<proto::Level, 5> kLevelColumns = {proto::MUST, proto::MUST_NOT, proto::SHOULD,
-                                                       proto::SHOULD_NOT, proto::MAY};
+constexpr std::array<proto::Level, 5> kLevelColumns = {proto::MUST, proto::MUST_NOT, proto::SHOULD, proto::SHOULD_NOT,
+                                                       proto::MAY};
 
 constexpr std::string_view kStyle = R"css(
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 72em; color: #1b1b1b; line-height: 1.4; }
@@ -55,10 +55,14 @@ std::string MetaRow(std::string_view name, std::string_view value_html) {
 std::string OverallText(const RunResult& run) {
   const Counts c = CountVerdicts(run.cases);
   switch (ExitStatus(run)) {
-    case kExitInterrupted: return InterruptedMarker(run) + ": the verdicts below are those of the cases that ran.";
-    case kExitFail: return fmt::format("{} case(s) missed a MUST-level expectation.", c.fail);
-    case kExitError: return "The target could not be judged: the run was aborted or cases ended in an error.";
-    case kExitNothingTested: return "Not a pass: " + NothingTested(run) + ".";
+    case kExitInterrupted:
+      return InterruptedMarker(run) + ": the verdicts below are those of the cases that ran.";
+    case kExitFail:
+      return fmt::format("{} case(s) missed a MUST-level expectation.", c.fail);
+    case kExitError:
+      return "The target could not be judged: the run was aborted or cases ended in an error.";
+    case kExitNothingTested:
+      return "Not a pass: " + NothingTested(run) + ".";
     default:
       return fmt::format("Every MUST-level case that applied passed ({} warning(s), {} skipped).", c.warn, c.skip);
   }
@@ -74,8 +78,8 @@ std::string Header(const RunResult& run, const ReportContext& ctx) {
   const Counts c = CountVerdicts(run.cases);
   std::string out = "<header>\n<h1>iWARP RDMAP conformance report</h1>\n";
   const int status = ExitStatus(run);
-  const Verdict overall = status == kExitPass          ? (c.warn ? Verdict::kWarn : Verdict::kPass)
-                          : status == kExitFail        ? Verdict::kFail
+  const Verdict overall = status == kExitPass            ? (c.warn ? Verdict::kWarn : Verdict::kPass)
+                          : status == kExitFail          ? Verdict::kFail
                           : status == kExitNothingTested ? Verdict::kSkip
                                                          : Verdict::kError;
   const std::string badge = run.interrupted ? "<span class=\"v v-error\">INTERRUPTED</span>" : Badge(overall);
@@ -122,9 +126,9 @@ std::string Attention(const RunResult& run, const ReportContext& ctx) {
   if (cases.empty()) return out + "<p>None: no case failed, ended in an error or warned.</p>\n</section>\n";
   out += "<table>\n<tr><th>Verdict</th><th>Case</th><th>Level</th><th>Reason</th><th>Capture</th></tr>\n";
   for (const CaseResult* c : cases) {
-    out += fmt::format("<tr><td>{}</td><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       Badge(c->verdict), Anchor(*c), E(c->id), E(LevelLabel(c->level)), E(c->reason),
-                       CaptureLink(*c, ctx));
+    out += fmt::format(
+        "<tr><td>{}</td><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        Badge(c->verdict), Anchor(*c), E(c->id), E(LevelLabel(c->level)), E(c->reason), CaptureLink(*c, ctx));
   }
   return out + "</table>\n</section>\n";
 }
@@ -177,11 +181,13 @@ std::string RequirementsBlock(const CaseResult& c, const ReportContext& ctx) {
   for (const std::string& id : c.requirements) {
     if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
-  std::string out = "<h4>Requirements</h4>\n<table>\n<tr><th>Id</th><th>Where</th><th>Level</th><th>Requirement</th></tr>\n";
+  std::string out =
+      "<h4>Requirements</h4>\n<table>\n<tr><th>Id</th><th>Where</th><th>Level</th><th>Requirement</th></tr>\n";
   for (const std::string& id : ids) {
     const Requirement* r = ctx.catalog ? ctx.catalog->Find(id) : nullptr;
     if (!r) {
-      out += fmt::format("<tr><td><code>{}</code></td><td colspan=\"3\" class=\"muted\">not in the catalog</td></tr>\n", E(id));
+      out += fmt::format("<tr><td><code>{}</code></td><td colspan=\"3\" class=\"muted\">not in the catalog</td></tr>\n",
+                         E(id));
       continue;
     }
     std::string text = "<p class=\"req-text\">" + E(r->requirement) + "</p>";
@@ -195,14 +201,15 @@ std::string RequirementsBlock(const CaseResult& c, const ReportContext& ctx) {
 }
 
 std::string StepsTable(const CaseResult& c) {
-  std::string out = "<h4>Steps</h4>\n<table>\n<tr><th>#</th><th>Action</th><th>Verdict</th><th>Reason / notes</th></tr>\n";
+  std::string out =
+      "<h4>Steps</h4>\n<table>\n<tr><th>#</th><th>Action</th><th>Verdict</th><th>Reason / notes</th></tr>\n";
   for (const StepResult& s : c.steps) {
     std::string notes = E(s.reason);
     for (const std::string& n : s.notes) notes += (notes.empty() ? "" : "<br>") + E(n);
     if (!s.note.empty()) notes += (notes.empty() ? "" : "<br>") + ("<span class=\"muted\">" + E(s.note) + "</span>");
     out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       s.index >= 0 ? std::to_string(s.index) : std::string("&ndash;"), E(s.action),
-                       Badge(s.verdict), notes);
+                       s.index >= 0 ? std::to_string(s.index) : std::string("&ndash;"), E(s.action), Badge(s.verdict),
+                       notes);
   }
   return out + "</table>\n";
 }
@@ -211,10 +218,10 @@ std::string ChoicesBlock(const CaseResult& c) {
   if (c.choices.empty()) return {};
   std::string out = "<h4>Accept-set choices</h4>\n<ul>\n";
   for (const AcceptChoice& ch : c.choices) {
-    const char* how = !ch.in_set      ? "outside the accept-set"
-                      : ch.preferred  ? "preferred"
-                      : ch.tolerated  ? "tolerated: the RFC names another code"
-                                      : "accepted alternative";
+    const char* how = !ch.in_set     ? "outside the accept-set"
+                      : ch.preferred ? "preferred"
+                      : ch.tolerated ? "tolerated: the RFC names another code"
+                                     : "accepted alternative";
     out += fmt::format("<li>{}: <code>{}</code> ({}){}</li>\n", E(ch.what), E(ch.chosen), how,
                        ch.note.empty() ? "" : " &mdash; " + E(ch.note));
   }
@@ -264,7 +271,8 @@ std::string Findings(const RunResult& run, const ReportContext& ctx) {
 std::string SweepTable(const RunResult& run) {
   const std::vector<SweepGroup> sweeps = GroupSweeps(run);
   if (sweeps.empty()) return {};
-  std::string out = "<h2>Sweeps</h2>\n<table>\n<tr><th>Case</th><th>Parameter</th><th>Values</th><th>Verdict</th></tr>\n";
+  std::string out =
+      "<h2>Sweeps</h2>\n<table>\n<tr><th>Case</th><th>Parameter</th><th>Values</th><th>Verdict</th></tr>\n";
   for (const SweepGroup& g : sweeps) {
     std::string values;
     for (const CaseResult* c : g.values) values += E(c->sweep_value) + "&nbsp;" + Badge(c->verdict) + " ";
@@ -284,8 +292,7 @@ std::string AllCases(const RunResult& run) {
                                    : "<code>" + E(c.id) + "</code>";
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
                        id, E(c.title) + (c.sweep_case.empty() ? "" : " <code>" + E(SweepLabel(c)) + "</code>"),
-                       E(LevelLabel(c.level)), Badge(c.verdict), E(DurationText(c.duration)),
-                       E(c.reason));
+                       E(LevelLabel(c.level)), Badge(c.verdict), E(DurationText(c.duration)), E(c.reason));
   }
   return out + "</table>\n";
 }

@@ -10,13 +10,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json CountsJson(const Counts& c) {
-  return Json{{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail},
+  return Json{{"pass", c.pass}, {"warn", c.warn},   {"fail", c.fail},
               {"skip", c.skip}, {"error", c.error}, {"total", c.total()}};
 }
 
 Json ChoiceJson(const AcceptChoice& ch) {
-  return Json{{"what", ch.what}, {"chosen", ch.chosen}, {"preferred", ch.preferred}, {"tolerated", ch.tolerated},
-              {"in_set", ch.in_set}, {"note", ch.note}};
+  return Json{{"what", ch.what},           {"chosen", ch.chosen}, {"preferred", ch.preferred},
+              {"tolerated", ch.tolerated}, {"in_set", ch.in_set}, {"note", ch.note}};
 }
 
 Json ChoicesJson(const std::vector<AcceptChoice>& choices) {
@@ -77,10 +77,9 @@ Json CaseJson(const RunResult& run, const CaseResult& c, const ReportContext& ct
               {"requirements", c.requirements},
               {"level", LevelText(c.level)},
               {"tags", c.tags},
-              {"sweep", c.sweep_case.empty() ? Json(nullptr)
-                                             : Json{{"case", c.sweep_case},
-                                                    {"parameter", c.sweep_parameter},
-                                                    {"value", c.sweep_value}}},
+              {"sweep", c.sweep_case.empty()
+                            ? Json(nullptr)
+                            : Json{{"case", c.sweep_case}, {"parameter", c.sweep_parameter}, {"value", c.sweep_value}}},
               {"verdict", VerdictName(c.verdict)},
               {"reason", c.reason},
               {"deciding_step", c.deciding_step},
@@ -117,16 +116,20 @@ Json SummaryJson(const RunResult& run) {
   for (const DocumentGroup& d : GroupCases(run)) {
     Json levels = Json::array();
     for (const LevelGroup& l : d.levels) {
-      levels.push_back(Json{{"level", LevelText(l.level)}, {"verdict", VerdictName(GroupVerdict(l.counts))},
+      levels.push_back(Json{{"level", LevelText(l.level)},
+                            {"verdict", VerdictName(GroupVerdict(l.counts))},
                             {"counts", CountsJson(l.counts)}});
     }
     Json sections = Json::array();
     for (const SectionGroup& s : d.sections) {
-      sections.push_back(Json{{"section", s.section}, {"verdict", VerdictName(GroupVerdict(s.counts))},
-                              {"counts", CountsJson(s.counts)}});
+      sections.push_back(Json{
+          {"section", s.section}, {"verdict", VerdictName(GroupVerdict(s.counts))}, {"counts", CountsJson(s.counts)}});
     }
-    docs.push_back(Json{{"document", d.document}, {"verdict", VerdictName(GroupVerdict(d.counts))},
-                        {"counts", CountsJson(d.counts)}, {"levels", levels}, {"sections", sections}});
+    docs.push_back(Json{{"document", d.document},
+                        {"verdict", VerdictName(GroupVerdict(d.counts))},
+                        {"counts", CountsJson(d.counts)},
+                        {"levels", levels},
+                        {"sections", sections}});
   }
   return docs;
 }

@@ -24,8 +24,8 @@ std::chrono::microseconds TotalTime(const std::vector<const CaseResult*>& cases)
 
 // Plain-text details of a case (escaped by the caller).
 std::string SystemOut(const RunResult& run, const CaseResult& c, const ReportContext& ctx) {
-  std::string out = fmt::format("{}\nverdict: {}\nlevel: {}\nrequirements:", c.title, VerdictName(c.verdict),
-                                LevelLabel(c.level));
+  std::string out =
+      fmt::format("{}\nverdict: {}\nlevel: {}\nrequirements:", c.title, VerdictName(c.verdict), LevelLabel(c.level));
   for (const std::string& r : c.requirements) out += " " + r;
   out += "\n";
   if (!c.reason.empty()) out += "reason: " + c.reason + "\n";
@@ -37,10 +37,10 @@ std::string SystemOut(const RunResult& run, const CaseResult& c, const ReportCon
   }
   for (const AcceptChoice& ch : c.choices) {
     out += fmt::format("{}: {}{}{}\n", ch.what, ch.chosen,
-                       !ch.in_set      ? " (outside the accept-set)"
-                       : ch.preferred  ? " (preferred)"
-                       : ch.tolerated  ? " (tolerated: the RFC names another code)"
-                                       : " (accepted alternative)",
+                       !ch.in_set     ? " (outside the accept-set)"
+                       : ch.preferred ? " (preferred)"
+                       : ch.tolerated ? " (tolerated: the RFC names another code)"
+                                      : " (accepted alternative)",
                        ch.note.empty() ? "" : " [" + ch.note + "]");
   }
   for (const std::string& m : c.messages) out += m + "\n";
@@ -75,17 +75,22 @@ std::string InterruptedSuite(const RunResult& run) {
   std::string not_run = "not run:";
   for (const std::string& id : run.not_run) not_run += "\n  " + id;
   const std::string marker = InterruptedMarker(run);
-  return "  <testsuite" + Attr("name", "rdmapct INTERRUPTED") + " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\"" +
-         Attr("timestamp", IsoTime(run.start)) + ">\n    <testcase" + Attr("classname", "rdmapct") +
-         Attr("name", "INTERRUPTED, partial") + ">\n      <error" + Attr("message", marker) + Attr("type", "interrupted") +
-         ">" + XmlEscape(not_run) + "</error>\n    </testcase>\n  </testsuite>\n";
+  return "  <testsuite" + Attr("name", "rdmapct INTERRUPTED") +
+         " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\"" + Attr("timestamp", IsoTime(run.start)) +
+         ">\n    <testcase" + Attr("classname", "rdmapct") + Attr("name", "INTERRUPTED, partial") + ">\n      <error" +
+         Attr("message", marker) + Attr("type", "interrupted") + ">" + XmlEscape(not_run) +
+         "</error>\n    </testcase>\n  </testsuite>\n";
 }
 
 std::string TestCase(const RunResult& run, const CaseResult& c, const ReportContext& ctx) {
   std::string out = "    <testcase" + Attr("classname", c.document + "." + c.section) + Attr("name", c.id) +
                     Attr("time", SecondsText(c.duration)) + ">\n";
-  out += "      <properties>" "<property" + Attr("name", "verdict") + Attr("value", VerdictName(c.verdict)) + "/>";
-  for (const std::string& r : c.requirements) out += "<property" + Attr("name", "requirement") + Attr("value", r) + "/>";
+  out +=
+      "      <properties>"
+      "<property" +
+      Attr("name", "verdict") + Attr("value", VerdictName(c.verdict)) + "/>";
+  for (const std::string& r : c.requirements)
+    out += "<property" + Attr("name", "requirement") + Attr("value", r) + "/>";
   if (const std::string pcap = PcapFile(ctx, c.id); !pcap.empty()) {
     out += "<property" + Attr("name", "pcap") + Attr("value", pcap) + "/>";
   }
@@ -104,9 +109,12 @@ std::string TestCase(const RunResult& run, const CaseResult& c, const ReportCont
       out += "      <error" + Attr("message", c.reason) + Attr("type", "error") + ">" + XmlEscape(FailureBody(c)) +
              "</error>\n";
       break;
-    case Verdict::kSkip: out += "      <skipped" + Attr("message", c.reason) + "/>\n"; break;
+    case Verdict::kSkip:
+      out += "      <skipped" + Attr("message", c.reason) + "/>\n";
+      break;
     case Verdict::kPass:
-    case Verdict::kWarn: break;
+    case Verdict::kWarn:
+      break;
   }
   out += "      <system-out>" + XmlEscape(SystemOut(run, c, ctx)) + "</system-out>\n";
   return out + "    </testcase>\n";

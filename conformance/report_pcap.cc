@@ -48,9 +48,8 @@ class ConnectionEvents {
     // placed; only the new ones go on.
     const uint64_t overlap = std::min<uint64_t>(next_[d] - std::min(next_[d], r.stream_offset), r.raw.size());
     if (overlap == r.raw.size()) return;
-    conn_.events.push_back(
-        TcpEvent{sender, TcpEventKind::kData, r.at, wire::Bytes(r.raw.begin() + static_cast<std::ptrdiff_t>(overlap),
-                                                                r.raw.end()), 0});
+    conn_.events.push_back(TcpEvent{sender, TcpEventKind::kData, r.at,
+                                    wire::Bytes(r.raw.begin() + static_cast<std::ptrdiff_t>(overlap), r.raw.end()), 0});
     next_[d] += r.raw.size() - overlap;
   }
 

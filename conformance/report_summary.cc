@@ -30,8 +30,10 @@ std::vector<std::string> Capabilities(const std::string& reason) {
 
 void Tally(Completeness& c, const std::string& capability) {
   auto it = std::find_if(c.lacking.begin(), c.lacking.end(), [&](const auto& e) { return e.first == capability; });
-  if (it == c.lacking.end()) c.lacking.emplace_back(capability, 1);
-  else ++it->second;
+  if (it == c.lacking.end())
+    c.lacking.emplace_back(capability, 1);
+  else
+    ++it->second;
 }
 
 std::string LackingText(const Completeness& c) {
@@ -66,8 +68,8 @@ Completeness AssessCompleteness(const RunResult& run) {
   if (run.aborted) gaps.push_back("the run was aborted (" + run.abort_reason + ")");
   if (errors > 0) gaps.push_back(fmt::format("{} case(s) ended in an error and were not judged", errors));
   if (c.capability_skips > 0) {
-    gaps.push_back(fmt::format("{} case(s) skipped for capabilities the target lacks: {}", c.capability_skips,
-                               LackingText(c)));
+    gaps.push_back(
+        fmt::format("{} case(s) skipped for capabilities the target lacks: {}", c.capability_skips, LackingText(c)));
   }
   c.complete = gaps.empty();
   if (c.complete) {
@@ -103,8 +105,10 @@ std::string RelativeHref(const std::filesystem::path& file, const std::filesyste
   }
   std::string out;
   for (unsigned char c : rel.generic_string()) {
-    if (std::isalnum(c) || std::string_view("._~/-").find(static_cast<char>(c)) != std::string_view::npos) out += static_cast<char>(c);
-    else out += fmt::format("%{:02X}", c);
+    if (std::isalnum(c) || std::string_view("._~/-").find(static_cast<char>(c)) != std::string_view::npos)
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("%{:02X}", c);
   }
   return out;
 }

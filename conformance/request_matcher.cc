@@ -55,9 +55,9 @@ MatchOutcome MatchMpaRequest(const proto::MpaRequestMatcher& m, const RequestOut
   if (!h.request) {
     // REQ R5044-7.1.1-02 R5044-7.1.1-22 R5044-7.1.1-24
     const std::string what = !h.error.empty() ? "MPA Request does not decode: " + h.error
-                             : h.timed_out    ? "no complete MPA Request before the deadline"
-                                              : "the target closed (" + std::string(LinkStateName(h.link)) +
-                                                 ") without a Request";
+                             : h.timed_out
+                                 ? "no complete MPA Request before the deadline"
+                                 : "the target closed (" + std::string(LinkStateName(h.link)) + ") without a Request";
     MatchOutcome o = MakeOutcome(VerdictForMiss(ctx.severity), what, expected, what);
     if (h.record) o.frames = {*h.record};
     return o;

@@ -10,11 +10,16 @@ constexpr std::array<std::string_view, 5> kVerdictNames = {"pass", "warn", "fail
 // Rank for Worse(): skip < pass < warn < fail < error.
 int Rank(Verdict v) {
   switch (v) {
-    case Verdict::kSkip: return 0;
-    case Verdict::kPass: return 1;
-    case Verdict::kWarn: return 2;
-    case Verdict::kFail: return 3;
-    case Verdict::kError: return 4;
+    case Verdict::kSkip:
+      return 0;
+    case Verdict::kPass:
+      return 1;
+    case Verdict::kWarn:
+      return 2;
+    case Verdict::kFail:
+      return 3;
+    case Verdict::kError:
+      return 4;
   }
   return 4;
 }
@@ -33,9 +38,12 @@ std::optional<Verdict> ParseVerdict(std::string_view name) {
 Verdict VerdictForMiss(proto::Level level) {
   switch (level) {
     case proto::SHOULD:
-    case proto::SHOULD_NOT: return Verdict::kWarn;
-    case proto::MAY: return Verdict::kPass;
-    default: return Verdict::kFail;
+    case proto::SHOULD_NOT:
+      return Verdict::kWarn;
+    case proto::MAY:
+      return Verdict::kPass;
+    default:
+      return Verdict::kFail;
   }
 }
 
@@ -43,38 +51,58 @@ Verdict Worse(Verdict a, Verdict b) { return Rank(a) >= Rank(b) ? a : b; }
 
 std::string_view LevelText(proto::Level level) {
   switch (level) {
-    case proto::MUST: return "MUST";
-    case proto::MUST_NOT: return "MUST NOT";
-    case proto::SHOULD: return "SHOULD";
-    case proto::SHOULD_NOT: return "SHOULD NOT";
-    case proto::MAY: return "MAY";
-    default: return "";
+    case proto::MUST:
+      return "MUST";
+    case proto::MUST_NOT:
+      return "MUST NOT";
+    case proto::SHOULD:
+      return "SHOULD";
+    case proto::SHOULD_NOT:
+      return "SHOULD NOT";
+    case proto::MAY:
+      return "MAY";
+    default:
+      return "";
   }
 }
 
-std::string_view DirectionName(Direction d) {
-  return d == Direction::kToTarget ? "suite->target" : "target->suite";
-}
+std::string_view DirectionName(Direction d) { return d == Direction::kToTarget ? "suite->target" : "target->suite"; }
 
 std::string_view FrameKindName(FrameKind k) {
   switch (k) {
-    case FrameKind::kMpaRequest: return "MPA Request";
-    case FrameKind::kMpaReply: return "MPA Reply";
-    case FrameKind::kFpdu: return "FPDU";
-    case FrameKind::kRaw: return "raw";
-    case FrameKind::kFin: return "FIN";
-    case FrameKind::kRst: return "RST";
+    case FrameKind::kMpaRequest:
+      return "MPA Request";
+    case FrameKind::kMpaReply:
+      return "MPA Reply";
+    case FrameKind::kFpdu:
+      return "FPDU";
+    case FrameKind::kRaw:
+      return "raw";
+    case FrameKind::kFin:
+      return "FIN";
+    case FrameKind::kRst:
+      return "RST";
   }
   return "?";
 }
 
 void Counts::Add(Verdict v) {
   switch (v) {
-    case Verdict::kPass: ++pass; break;
-    case Verdict::kWarn: ++warn; break;
-    case Verdict::kFail: ++fail; break;
-    case Verdict::kSkip: ++skip; break;
-    case Verdict::kError: ++error; break;
+    case Verdict::kPass:
+      ++pass;
+      break;
+    case Verdict::kWarn:
+      ++warn;
+      break;
+    case Verdict::kFail:
+      ++fail;
+      break;
+    case Verdict::kSkip:
+      ++skip;
+      break;
+    case Verdict::kError:
+      ++error;
+      break;
   }
 }
 

@@ -72,45 +72,45 @@ struct FrameRecord {
   uint32_t connection = 0;  // 0-based connection of the case (a case may reconnect)
   Direction direction = Direction::kToTarget;
   FrameKind kind = FrameKind::kFpdu;
-  uint64_t stream_offset = 0;         // offset of raw[0] in its direction's stream
-  std::chrono::microseconds at{0};    // since the case started
-  wire::Bytes raw;                    // octets exactly as on the wire
-  bool truncated = false;             // raw was cut at the recording bound
-  bool event_record = false;          // a target Send carrying a test-ULP Event Record
-  std::string summary;                // one line, e.g. "Terminate 0/1/0x00 M D R"
-  std::string detail;                 // multi-line decoded field tree (may be empty)
+  uint64_t stream_offset = 0;       // offset of raw[0] in its direction's stream
+  std::chrono::microseconds at{0};  // since the case started
+  wire::Bytes raw;                  // octets exactly as on the wire
+  bool truncated = false;           // raw was cut at the recording bound
+  bool event_record = false;        // a target Send carrying a test-ULP Event Record
+  std::string summary;              // one line, e.g. "Terminate 0/1/0x00 M D R"
+  std::string detail;               // multi-line decoded field tree (may be empty)
 };
 
 // Which member of an accept-set the target's behaviour matched.
 struct AcceptChoice {
-  std::string what;      // "Terminate code", "DDP Segment Length", "close"
-  std::string chosen;    // e.g. "1/1/0x00 DDP / Tagged Buffer Error / Invalid STag"
+  std::string what;        // "Terminate code", "DDP Segment Length", "close"
+  std::string chosen;      // e.g. "1/1/0x00 DDP / Tagged Buffer Error / Invalid STag"
   bool preferred = false;  // the case's preferred member (else an accepted alternative
                            // or, for a warn, a registered code outside the set)
-  bool in_set = true;    // false: outside the accept-set (graded by the case)
-  std::string note;      // the member's note from the case file ("siw", "decisions D-A3")
+  bool in_set = true;      // false: outside the accept-set (graded by the case)
+  std::string note;        // the member's note from the case file ("siw", "decisions D-A3")
   bool tolerated = false;  // in the set, but the RFC names the preferred member: a warning
 };
 
 // The outcome of one step of a case.
 struct StepResult {
-  int index = 0;             // 0-based index in Case.step (-1: an implicit connect)
-  std::string action;        // "connect", "send", "expect terminate", "pause", ...
-  std::string note;          // Step.note of the case file
+  int index = 0;       // 0-based index in Case.step (-1: an implicit connect)
+  std::string action;  // "connect", "send", "expect terminate", "pause", ...
+  std::string note;    // Step.note of the case file
   Verdict verdict = Verdict::kPass;
   proto::Level severity = proto::LEVEL_UNSPECIFIED;  // level it was graded at
-  std::vector<std::string> requirements;  // ids this step checks (case's by default)
-  std::string reason;        // one line; empty for a plain pass
-  std::string expected;      // what the case expects (may be multi-line)
-  std::string actual;        // what the target did (may be multi-line)
-  std::vector<std::string> notes;         // informational lines (MAY-level, choices)
+  std::vector<std::string> requirements;             // ids this step checks (case's by default)
+  std::string reason;                                // one line; empty for a plain pass
+  std::string expected;                              // what the case expects (may be multi-line)
+  std::string actual;                                // what the target did (may be multi-line)
+  std::vector<std::string> notes;                    // informational lines (MAY-level, choices)
   std::vector<AcceptChoice> choices;
-  std::vector<std::size_t> frames;        // indexes into CaseResult::frames it looked at
+  std::vector<std::size_t> frames;  // indexes into CaseResult::frames it looked at
   std::chrono::microseconds duration{0};
 };
 
 struct CaseResult {
-  std::string id;        // "rfc5040/7.2/read-req-invalid-src-stag"
+  std::string id;  // "rfc5040/7.2/read-req-invalid-src-stag"
   std::string title;
   std::string document;  // "rfc5040" (first id component)
   std::string section;   // "7.2" (second id component)

@@ -47,13 +47,16 @@ class StoppableTransport : public targets::Transport {
     while (true) {
       if (Abandoned()) return targets::IoStatus::kError;
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-      const targets::IoStatus st = inner_->Read(out, max_bytes, std::clamp(left, std::chrono::milliseconds{0}, kStopPoll));
+      const targets::IoStatus st =
+          inner_->Read(out, max_bytes, std::clamp(left, std::chrono::milliseconds{0}, kStopPoll));
       if (st != targets::IoStatus::kTimeout || left <= kStopPoll) return st;
     }
   }
   void ShutdownWrite() override { inner_->ShutdownWrite(); }
   void Abort() override { inner_->Abort(); }
-  std::string last_error() const override { return Abandoned() ? "abandoned: the run was interrupted" : inner_->last_error(); }
+  std::string last_error() const override {
+    return Abandoned() ? "abandoned: the run was interrupted" : inner_->last_error();
+  }
   std::string peer() const override { return inner_->peer(); }
 
  private:
@@ -148,8 +151,10 @@ class Pool {
         // connection" to be their own (docs/target-convention.md §2.4, §3.4).
         std::optional<std::unique_lock<std::shared_mutex>> exclusive;
         std::optional<std::shared_lock<std::shared_mutex>> shared;
-        if (NeedsExclusiveTarget(cases_[i]->proto)) exclusive.emplace(target_mu_);
-        else shared.emplace(target_mu_);
+        if (NeedsExclusiveTarget(cases_[i]->proto))
+          exclusive.emplace(target_mu_);
+        else
+          shared.emplace(target_mu_);
         if (stopped_ || Interrupted()) return;
         run = RunCase(*cases_[i], connector_, options_.driver);
       }
@@ -164,8 +169,8 @@ class Pool {
       if (++consecutive_failures_ >= options_.max_consecutive_connect_failures && !options_.keep_going) {
         // Not "refused": a target that accepts and never answers the MPA
         // Request fails the same way; the last reason says which it was.
-        Stop("the target failed to set up " + std::to_string(consecutive_failures_) + " connections in a row (last: " +
-             run.result.reason + ")");
+        Stop("the target failed to set up " + std::to_string(consecutive_failures_) +
+             " connections in a row (last: " + run.result.reason + ")");
       }
     } else if (!run.result.steps.empty()) {
       consecutive_failures_ = 0;

@@ -16,21 +16,21 @@
 #include <functional>
 #include <vector>
 
+#include "conformance/case_driver.h"
 #include "conformance/case_loader.h"
 #include "conformance/result.h"
-#include "conformance/case_driver.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {
 
 struct RunOptions {
   wire::Profile profile = wire::Profile::kRfc5040;
-  CaseFilter filter;                 // selection (ids, sections, documents, levels, tags)
-  std::filesystem::path cases_dir;   // empty: DefaultCasesDir()
-  int jobs = 1;                      // cases in flight at once
-  CaseDriverOptions driver;             // timeouts and bounds; its profile is set from `profile`
+  CaseFilter filter;                // selection (ids, sections, documents, levels, tags)
+  std::filesystem::path cases_dir;  // empty: DefaultCasesDir()
+  int jobs = 1;                     // cases in flight at once
+  CaseDriverOptions driver;         // timeouts and bounds; its profile is set from `profile`
   int max_consecutive_connect_failures = 3;
-  bool keep_going = false;           // never stop early for connection failures
+  bool keep_going = false;  // never stop early for connection failures
   // An interrupt request, read while the run goes (a signal handler sets
   // it): kStopFinish starts no further case and lets the cases in flight
   // finish; kStopAbandon also cuts the cases in flight short (their
@@ -49,8 +49,7 @@ using CaseCallback = std::function<void(const CaseResult& result, std::size_t in
 // Loads the cases of options.cases_dir, validates them (ValidateCases),
 // selects by options.filter and runs them. Invalid case files end the run
 // before any connection: aborted, with the errors in abort_reason.
-RunResult RunSuite(const RunOptions& options, targets::TargetConnector& connector,
-                   const CaseCallback& on_case = {});
+RunResult RunSuite(const RunOptions& options, targets::TargetConnector& connector, const CaseCallback& on_case = {});
 
 // Runs cases already loaded and selected (in this order).
 RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions& options,

@@ -79,24 +79,22 @@ std::string PreferredText(const proto::TerminateMatcher& m) {
 
 // REQ R5040-4.8-03: the code must be one RFC 6580 registers; which one is
 // the case's accept-set (decisions D-S1).
-void GradeCode(const proto::TerminateMatcher& m, const wire::TerminateCode& code, const MatchContext& ctx,
-               Grader& g) {
+void GradeCode(const proto::TerminateMatcher& m, const wire::TerminateCode& code, const MatchContext& ctx, Grader& g) {
   std::string expected = "Layer/EType/Error Code one of:";
   const proto::TerminateCode* hit = nullptr;
   bool hit_preferred = false;
   for (const proto::TerminateCode& a : m.accept()) {
     const bool preferred = a.preferred() || m.accept_size() == 1;
     expected += "\n    " + MemberText(a) + (preferred ? " (preferred)" : a.tolerated() ? " (tolerated: warns)" : "");
-    const bool match = a.layer() == code.layer && a.etype() == code.error_type &&
-                       (a.any_code() || a.code() == code.error_code);
+    const bool match =
+        a.layer() == code.layer && a.etype() == code.error_type && (a.any_code() || a.code() == code.error_code);
     if (match && !hit) {
       hit = &a;
       hit_preferred = preferred;
     }
   }
   g.Expect(expected);
-  AcceptChoice c{"Terminate code", TerminateCodeText(code), hit_preferred, hit != nullptr,
-                 hit ? hit->note() : ""};
+  AcceptChoice c{"Terminate code", TerminateCodeText(code), hit_preferred, hit != nullptr, hit ? hit->note() : ""};
   if (hit && hit->tolerated() && !hit_preferred) {
     c.tolerated = true;
     g.Record(Verdict::kWarn, "Terminate code " + c.chosen + " is tolerated, but the RFC names " + PreferredText(m) +
@@ -122,8 +120,8 @@ void GradeBit(const char* name, const proto::HeaderBit& want, bool actual, Grade
 
 // REQ R5040-4.8-11: the DDP Segment Length of the offending segment
 // (decisions D-E: ULPDU_Length preferred, the payload length with a warning).
-void GradeSegmentLength(const proto::TerminateMatcher& m, const wire::TerminateHeader& t,
-                        const MatchContext& ctx, Grader& g) {
+void GradeSegmentLength(const proto::TerminateMatcher& m, const wire::TerminateHeader& t, const MatchContext& ctx,
+                        Grader& g) {
   if (m.ddp_segment_length().empty()) return;
   std::string expected = "DDP Segment Length one of:";
   std::optional<std::pair<const proto::SegmentLength*, bool>> hit;
@@ -182,11 +180,14 @@ void GradeDdpEcho(const proto::Echo& e, const wire::TerminateHeader& t, const Ma
       wire::Bytes got;
       wire::EncodeDdpHeader(t.terminated_ddp_header, got);
       g.Expect("Terminated DDP Header " + e.hex());
-      if (!want) g.Record(Verdict::kError, "case error: ddp_header hex does not parse");
-      else if (!present || got != *want) g.Miss(level, "Terminated DDP Header is " + (present ? HexString(got) : actual));
+      if (!want)
+        g.Record(Verdict::kError, "case error: ddp_header hex does not parse");
+      else if (!present || got != *want)
+        g.Miss(level, "Terminated DDP Header is " + (present ? HexString(got) : actual));
       return;
     }
-    default: break;  // OFFENDING, UPDATED: the offending segment's header
+    default:
+      break;  // OFFENDING, UPDATED: the offending segment's header
   }
   if (!ctx.offending) {
     g.Record(Verdict::kError, "case error: an OFFENDING echo needs an earlier send");
@@ -198,8 +199,9 @@ void GradeDdpEcho(const proto::Echo& e, const wire::TerminateHeader& t, const Ma
     return;
   }
   const std::vector<std::string> diff = DiffDdpHeaders(ctx.offending->ddp_header, t.terminated_ddp_header);
-  if (!diff.empty()) g.Miss(level, "Terminated DDP Header differs from the offending segment's: " + diff.front() +
-                                       (diff.size() > 1 ? "; " + JoinLines({diff.begin() + 1, diff.end()}) : ""));
+  if (!diff.empty())
+    g.Miss(level, "Terminated DDP Header differs from the offending segment's: " + diff.front() +
+                      (diff.size() > 1 ? "; " + JoinLines({diff.begin() + 1, diff.end()}) : ""));
 }
 
 bool AllZero(const wire::ReadRequestHeader& h) { return h == wire::ReadRequestHeader{}; }
@@ -225,8 +227,9 @@ void GradeRdmaEcho(const proto::Echo& e, const wire::TerminateHeader& t, const M
   wire::ReadRequestHeader want;
   if (e.kind() == proto::Echo::EXACT) {
     std::optional<wire::Bytes> bytes = ParseHexString(e.hex());
-    auto decoded = bytes ? wire::DecodeReadRequestHeader(*bytes) : wire::Result<wire::ReadRequestHeader>(
-                                                                       wire::DecodeError{wire::DecodeErrorKind::kTruncated, "hex", 0});
+    auto decoded =
+        bytes ? wire::DecodeReadRequestHeader(*bytes)
+              : wire::Result<wire::ReadRequestHeader>(wire::DecodeError{wire::DecodeErrorKind::kTruncated, "hex", 0});
     if (!decoded.ok()) {
       g.Record(Verdict::kError, "case error: rdma_header hex is not a 28-octet Read Request header");
       return;
@@ -250,8 +253,9 @@ void GradeRdmaEcho(const proto::Echo& e, const wire::TerminateHeader& t, const M
     return;
   }
   const std::vector<std::string> diff = DiffReadRequestHeaders(want, t.terminated_rdma_header);
-  if (!diff.empty()) g.Miss(level, "Terminated RDMA Header differs: " + diff.front() +
-                                       (diff.size() > 1 ? "; " + JoinLines({diff.begin() + 1, diff.end()}) : ""));
+  if (!diff.empty())
+    g.Miss(level, "Terminated RDMA Header differs: " + diff.front() +
+                      (diff.size() > 1 ? "; " + JoinLines({diff.begin() + 1, diff.end()}) : ""));
 }
 
 // What makes a frame not a well-formed Terminate at all; "" if it is one.
@@ -283,7 +287,8 @@ MatchOutcome MatchTerminateFrame(const proto::TerminateMatcher& m, const Receive
   auto ddp = wire::DecodeDdpSegment(frame.ulpdu);
   if (!ddp.ok()) return fail("expected a Terminate, got an undecodable DDP segment: " + ddp.error().Describe());
   const wire::RdmapControl ctrl = wire::DecodeRdmapControl(ddp->header.rsvd_ulp0, ctx.profile);
-  if (ctrl.opcode != static_cast<uint8_t>(wire::Opcode::kTerminate)) return fail("expected a Terminate, got " + summary);
+  if (ctrl.opcode != static_cast<uint8_t>(wire::Opcode::kTerminate))
+    return fail("expected a Terminate, got " + summary);
   if (std::string bad = Malformation(*ddp, ctrl); !bad.empty()) return fail("malformed Terminate: " + bad);
   auto term = wire::DecodeTerminateHeader(ddp->payload, ddp->payload_offset);
   if (!term.ok()) return fail("malformed Terminate: " + term.error().Describe());

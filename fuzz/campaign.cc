@@ -80,7 +80,8 @@ class Campaign {
 bool Campaign::Plan() {
   fuzzers_ = o_.fuzzers_dir.empty() ? DefaultFuzzersDir(o_.source_dir) : o_.fuzzers_dir;
   if (!fs::is_directory(fuzzers_)) {
-    result_.error = "no fuzzer binaries in " + fuzzers_.string() + " (build them with fuzz/build.sh, or give --fuzzers DIR)";
+    result_.error =
+        "no fuzzer binaries in " + fuzzers_.string() + " (build them with fuzz/build.sh, or give --fuzzers DIR)";
     return false;
   }
   std::vector<std::string> names;
@@ -151,11 +152,12 @@ HarnessRun Campaign::RunHarness(std::size_t i) {
   for (const auto& e : fs::directory_iterator(artifacts)) run.artifacts_before.insert(e.path().filename().string());
   run.corpus_before = FilesIn(corpus);
 
-  std::string command = Quote(h.binary.string()) + " -fork=" + std::to_string(std::max(1, o_.jobs)) +
-                        " -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=" +
-                        std::to_string(run.slice) + " -artifact_prefix=" + Quote(artifacts.string() + "/") +
-                        " -print_final_stats=1 -timeout=" + std::to_string(o_.input_timeout_s) +
-                        " -rss_limit_mb=" + std::to_string(o_.rss_limit_mb);
+  std::string command =
+      Quote(h.binary.string()) + " -fork=" + std::to_string(std::max(1, o_.jobs)) +
+      " -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 -max_total_time=" + std::to_string(run.slice) +
+      " -artifact_prefix=" + Quote(artifacts.string() + "/") +
+      " -print_final_stats=1 -timeout=" + std::to_string(o_.input_timeout_s) +
+      " -rss_limit_mb=" + std::to_string(o_.rss_limit_mb);
   for (const std::string& f : h.flags) command += " " + Quote(f);
   command += " " + Quote(corpus.string());
   for (const fs::path& s : h.seeds) command += " " + Quote(s.string());
@@ -220,11 +222,12 @@ void Campaign::NewFinding(const Harness& h, const fs::path& artifact, const std:
   }
   std::ofstream(dir / "report.txt") << report;
   std::ofstream(dir / "reproduce.sh") << "#!/bin/sh\n# " << sig << "\n"
-                                     << (session_faults_.empty() ? "" : "RDMAPCT_SESSION_FAULTS=" + session_faults_ + " ")
-                                     << Quote(h.binary.string()) << " " << Quote(reproducer.string()) << "\n";
+                                      << (session_faults_.empty() ? ""
+                                                                  : "RDMAPCT_SESSION_FAULTS=" + session_faults_ + " ")
+                                      << Quote(h.binary.string()) << " " << Quote(reproducer.string()) << "\n";
   if (h.name == "fuzz_session" && o_.session_repro) o_.session_repro(reproducer, dir, o_.faults);
-  k = json{{"harness", h.name}, {"kind", kind}, {"first_seen", NowIso()},
-           {"first_seen_campaign_s", Elapsed()}, {"dir", dir.string()}, {"count", 0}};
+  k = json{{"harness", h.name},   {"kind", kind}, {"first_seen", NowIso()}, {"first_seen_campaign_s", Elapsed()},
+           {"dir", dir.string()}, {"count", 0}};
   Say("  NEW finding " + dir.filename().string() + "\n            " + sig);
 }
 
@@ -273,16 +276,16 @@ void Campaign::Summarise() {
 // summary.md: one table per campaign.
 void Campaign::WriteSummary() const {
   std::ofstream md(result_.summary_file);
-  md << "# rdmapct fuzz campaign, " << stats_["started"].get<std::string>() << (result_.interrupted ? " (interrupted)" : "")
-     << "\n\n"
+  md << "# rdmapct fuzz campaign, " << stats_["started"].get<std::string>()
+     << (result_.interrupted ? " (interrupted)" : "") << "\n\n"
      << "Budget " << total_ << " s, ran " << static_cast<long>(Elapsed()) << " s, " << o_.jobs << " job(s) per harness"
      << (result_.interrupted ? "; interrupted (SIGINT/SIGTERM): the harnesses not listed did not run" : "") << ".\n\n"
      << "| harness | seconds | execs | exec/s | coverage | corpus (before -> after) | crash/timeout/oom |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (const auto& [name, s] : stats_["harnesses"].items()) {
-    md << "| " << name << " | " << s["seconds"] << " | " << s["execs"] << " | " << s["exec_per_s"] << " | " << s["coverage"]
-       << " | " << s["corpus_before"] << " -> " << s["corpus_after"] << " | " << s["crashes"] << "/" << s["timeouts"] << "/"
-       << s["ooms"] << " |\n";
+    md << "| " << name << " | " << s["seconds"] << " | " << s["execs"] << " | " << s["exec_per_s"] << " | "
+       << s["coverage"] << " | " << s["corpus_before"] << " -> " << s["corpus_after"] << " | " << s["crashes"] << "/"
+       << s["timeouts"] << "/" << s["ooms"] << " |\n";
   }
   md << "\n## Findings (" << known_.size() << " distinct, " << result_.new_findings << " new in this campaign)\n\n";
   for (const auto& [sig, f] : known_.items()) {
@@ -293,10 +296,18 @@ void Campaign::WriteSummary() const {
 
 json HarnessStats(const HarnessRun& run) {
   const Progress& p = run.progress;
-  return json{{"seconds", run.slice},          {"exit_status", run.exit_status}, {"execs", p.runs},
-              {"exec_per_s", p.exec_per_s},    {"coverage", p.cov},              {"features", p.ft},
-              {"corpus_before", run.corpus_before}, {"corpus_after", run.corpus_after}, {"crashes", p.crashes},
-              {"timeouts", p.timeouts},        {"ooms", p.ooms},                 {"artifacts", run.artifacts}};
+  return json{{"seconds", run.slice},
+              {"exit_status", run.exit_status},
+              {"execs", p.runs},
+              {"exec_per_s", p.exec_per_s},
+              {"coverage", p.cov},
+              {"features", p.ft},
+              {"corpus_before", run.corpus_before},
+              {"corpus_after", run.corpus_after},
+              {"crashes", p.crashes},
+              {"timeouts", p.timeouts},
+              {"ooms", p.ooms},
+              {"artifacts", run.artifacts}};
 }
 
 CampaignResult Campaign::Run() {

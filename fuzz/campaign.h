@@ -28,16 +28,16 @@ struct CampaignOptions {
   std::chrono::seconds time{600};      // whole campaign
   int jobs = 1;                        // libFuzzer -fork per harness
   std::filesystem::path out_dir = "rdmapct-campaign";
-  std::filesystem::path fuzzers_dir;   // empty: $RDMAPCT_FUZZERS or SOURCE/build-fuzz/{out,fuzz}
-  std::filesystem::path source_dir;    // corpus/, fuzz/*.dict, fuzz/*.options
-  std::vector<std::string> faults;     // RDMAPCT_SESSION_FAULTS for fuzz_session
+  std::filesystem::path fuzzers_dir;  // empty: $RDMAPCT_FUZZERS or SOURCE/build-fuzz/{out,fuzz}
+  std::filesystem::path source_dir;   // corpus/, fuzz/*.dict, fuzz/*.options
+  std::vector<std::string> faults;    // RDMAPCT_SESSION_FAULTS for fuzz_session
   bool minimize = true;
   // libFuzzer's per-input caps (-timeout, -rss_limit_mb per job); an input
   // over them is a timeout- or oom- artifact, a finding of its own kind.
   int input_timeout_s = 10;
   int rss_limit_mb = 1024;
   const std::atomic<int>* stop = nullptr;  // set (SIGINT, SIGTERM): end the running harness, collect, summarise
-  ProgressFn progress;                 // may be empty
+  ProgressFn progress;                     // may be empty
   // Writes (and replays) the conformance script of a fuzz_session finding:
   // the input file, the finding's directory, the faults. May be empty.
   std::function<void(const std::filesystem::path& input, const std::filesystem::path& dir,

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -27,8 +27,6 @@ std::string Quote(const std::string& s) {
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
-
-
 
 bool ParseProgress(const std::string& line, Progress& p) {
   static const std::regex kRuns(R"(^#(\d+)[: ])");
@@ -214,9 +212,10 @@ std::string SignatureOf(const std::string& report, const std::string& kind) {
     } else if (frames.size() < 3 && std::regex_search(line, m, kFrame)) {
       const std::string fn = m[1];
       // Skip the sanitizer runtime and libFuzzer frames.
-      if (fn.find("__sanitizer") == 0 || fn.find("__asan") == 0 || fn.find("__ubsan") == 0 || fn.find("fuzzer::") == 0 ||
-          fn.find("abort") != std::string::npos || fn.find("raise") != std::string::npos || fn == "__GI_raise" ||
-          fn.find("__interceptor") == 0 || fn.find("__libc") == 0 || fn.find("pthread_kill") != std::string::npos)
+      if (fn.find("__sanitizer") == 0 || fn.find("__asan") == 0 || fn.find("__ubsan") == 0 ||
+          fn.find("fuzzer::") == 0 || fn.find("abort") != std::string::npos || fn.find("raise") != std::string::npos ||
+          fn == "__GI_raise" || fn.find("__interceptor") == 0 || fn.find("__libc") == 0 ||
+          fn.find("pthread_kill") != std::string::npos)
         continue;
       frames.push_back(fn);
     }

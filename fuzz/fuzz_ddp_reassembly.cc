@@ -55,7 +55,7 @@ class Shadow {
     if (length_ && end > *length_) return ReassemblyStatus::kBeyondLast;
     if (h.last && length_ && end != *length_) return ReassemblyStatus::kSecondLast;
     if (h.last && highest_end_ > end) return ReassemblyStatus::kBeyondLast;
-    return ReassemblyStatus::kAccepted;   // or kComplete, decided by Apply
+    return ReassemblyStatus::kAccepted;  // or kComplete, decided by Apply
   }
 
   ReassemblyStatus Apply(const DdpSegmentHeader& h, ByteSpan payload) {
@@ -69,8 +69,10 @@ class Shadow {
     if (begin == 0) first_ = h;
     if (h.last) length_ = static_cast<uint32_t>(end);
     for (std::size_t i = begin; i < end; ++i) {
-      if (have_[i]) ++duplicates_;
-      else ++received_;
+      if (have_[i])
+        ++duplicates_;
+      else
+        ++received_;
       have_[i] = true;
       octets_[i] = payload[i - begin];
     }
@@ -121,7 +123,7 @@ DdpSegmentView ThroughTheWire(const DdpSegmentHeader& h, ByteSpan payload) {
   auto v = DecodeDdpSegment(wire);
   FUZZ_CHECK(v.ok() && v->header == h && SameBytes(v->payload, payload));
   DdpSegmentView out = *v;
-  out.payload = payload;   // `wire` is reused; point at the caller's octets
+  out.payload = payload;  // `wire` is reused; point at the caller's octets
   return out;
 }
 
@@ -162,7 +164,7 @@ void SegmentedMessage(InputSplitter& in) {
   DdpSegmentHeader first;
   first.queue_number = 0;
   first.msn = 7;
-  first.rsvd_ulp0 = 0x43;   // Send
+  first.rsvd_ulp0 = 0x43;  // Send
   const ByteSpan order = in.Take(16);
   const ByteSpan message = in.Take(length);
   auto planned = SegmentDdpMessage(first, message, mulpdu);
@@ -176,7 +178,7 @@ void SegmentedMessage(InputSplitter& in) {
   for (std::size_t i = 0; i < segs.size(); ++i) {
     const ReassemblyStatus got = a.Add(ThroughTheWire(segs[i].header, segs[i].payload));
     FUZZ_CHECK(got == (i + 1 == segs.size() ? ReassemblyStatus::kComplete : ReassemblyStatus::kAccepted));
-    if (i == 0 && segs.size() > 1) {   // a resent segment is placed again
+    if (i == 0 && segs.size() > 1) {  // a resent segment is placed again
       FUZZ_CHECK(a.Add(segs[0].header, segs[0].payload) == ReassemblyStatus::kAccepted);
       FUZZ_CHECK(a.duplicate_octets() == segs[0].payload.size());
     }

@@ -33,7 +33,7 @@ using rdmapct::fuzz::SameBytes;
 using rdmapct::fuzz::SameError;
 
 constexpr std::array<Profile, 3> kProfiles = {Profile::kRfc5040, Profile::kRfc7306, Profile::kCommit};
-constexpr std::size_t kBase = 1000;   // an arbitrary outer-buffer offset
+constexpr std::size_t kBase = 1000;  // an arbitrary outer-buffer offset
 
 bool HeaderDue(const DdpSegmentHeader& h, const OpcodeInfo* info) {
   return info != nullptr && info->tagged == h.tagged && !h.tagged && h.message_offset == 0 &&
@@ -54,7 +54,7 @@ void CheckFieldOffsets(const RdmapMessageView& v, ByteSpan in) {
     FUZZ_CHECK(h.invalidate_stag == LoadBe32(p + 2) && h.queue_number == LoadBe32(p + 6));
     FUZZ_CHECK(h.msn == LoadBe32(p + 10) && h.message_offset == LoadBe32(p + 14));
   }
-  const uint8_t* r = p + v.ddp.payload_offset;   // first RDMAP header octet
+  const uint8_t* r = p + v.ddp.payload_offset;  // first RDMAP header octet
   if (const auto* x = std::get_if<ReadRequestHeader>(&v.header)) {
     FUZZ_CHECK(x->sink_stag == LoadBe32(r) && x->sink_tagged_offset == LoadBe64(r + 4));
     FUZZ_CHECK(x->read_message_size == LoadBe32(r + 12) && x->source_stag == LoadBe32(r + 16));

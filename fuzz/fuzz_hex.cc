@@ -23,9 +23,7 @@ namespace {
 using namespace rdmapct::wire;
 using rdmapct::fuzz::SameBytes;
 
-bool IsHexDigit(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHexDigit(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 void CheckError(const DecodeError& e, std::string_view text) {
   FUZZ_CHECK(e.offset < text.size());

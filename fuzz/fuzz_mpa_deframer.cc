@@ -64,7 +64,7 @@ struct Outcome {
   std::vector<Record> fpdus;
   std::optional<DecodeError> status;
   std::optional<DecodeError> finish;
-  Bytes startup_frame;   // re-encoded, empty if none
+  Bytes startup_frame;  // re-encoded, empty if none
   uint64_t fed = 0;
 };
 
@@ -74,11 +74,11 @@ struct Outcome {
 // 0-3 mod 512 of a Marker that starts inside this FPDU (a stream may begin
 // mid-Marker).
 struct Expected {
-  bool header = false;     // both ULPDU_Length octets are in the stream
-  bool complete = false;   // so is the last CRC octet
+  bool header = false;    // both ULPDU_Length octets are in the stream
+  bool complete = false;  // so is the last CRC octet
   uint64_t header_offset = 0, crc_offset = 0, end = 0;
   uint16_t ulpdu_length = 0, markers = 0;
-  uint32_t received_crc = 0, wire_crc = 0;   // wire_crc: CRC-32C of [offset, crc_offset)
+  uint32_t received_crc = 0, wire_crc = 0;  // wire_crc: CRC-32C of [offset, crc_offset)
   std::optional<uint64_t> bad_marker;
   uint16_t bad_fpduptr = 0;
 };
@@ -94,7 +94,7 @@ class Predictor {
     ulpdu.clear();
     uint64_t h0 = 0, h1 = 0;
     if (!Next(h0)) return e;
-    header_ = h0;   // before the next Marker is judged: one may split ULPDU_Length
+    header_ = h0;  // before the next Marker is judged: one may split ULPDU_Length
     if (!Next(h1)) return e;
     e.header = true;
     e.header_offset = h0;
@@ -190,7 +190,7 @@ void CheckFpduOutcome(ByteSpan stream, uint64_t offset, uint32_t position, const
   Bytes& ulpdu = UlpduScratch();
   const Expected e = Predictor(stream, offset, position, cfg.markers_enabled).Run(ulpdu);
   if (!error) {
-    FUZZ_CHECK(!e.complete);   // else it would have been delivered
+    FUZZ_CHECK(!e.complete);  // else it would have been delivered
     return;
   }
   FUZZ_CHECK(e.header);
@@ -233,7 +233,7 @@ class Driver {
     }
     if (!st.ok()) {
       FUZZ_CHECK(d_.error().has_value() && SameError(*d_.error(), st.error()));
-      if (out.status) FUZZ_CHECK(SameError(*out.status, st.error()));   // latched
+      if (out.status) FUZZ_CHECK(SameError(*out.status, st.error()));  // latched
       out.status = st.error();
     } else {
       FUZZ_CHECK(!out.status.has_value());
@@ -269,7 +269,7 @@ class Driver {
     if (!cfg.continue_after_marker_mismatch && f.crc_ok) FUZZ_CHECK(f.marker_ok);
     if (!out.fpdus.empty()) {
       const Record& prev = out.fpdus.back();
-      FUZZ_CHECK(f.offset == prev.offset + prev.wire_length);   // FPDUs tile the stream
+      FUZZ_CHECK(f.offset == prev.offset + prev.wire_length);  // FPDUs tile the stream
     }
     if (cfg.markers_enabled) {
       const MarkedFpduLayout l = LayoutMarkedFpdu(d_.position(), FpduLength(f.ulpdu_length));
@@ -279,10 +279,9 @@ class Driver {
       FUZZ_CHECK(f.header_offset == f.offset);
     }
     if (reference_) CheckDelivered(stream_, f, d_.position(), cfg);
-    out.fpdus.push_back(Record{f.offset, f.header_offset, f.bad_marker_offset, f.wire_length,
-                               f.received_crc, f.computed_crc, Crc32c(f.ulpdu), f.ulpdu_length,
-                               f.markers, f.crc_checked, f.crc_ok, f.marker_ok,
-                               f.shorter_than_ddp_header});
+    out.fpdus.push_back(Record{f.offset, f.header_offset, f.bad_marker_offset, f.wire_length, f.received_crc,
+                               f.computed_crc, Crc32c(f.ulpdu), f.ulpdu_length, f.markers, f.crc_checked, f.crc_ok,
+                               f.marker_ok, f.shorter_than_ddp_header});
   }
 
   // Why the stream ended where it did: an error or an incomplete tail must
@@ -351,7 +350,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteSpan chunk_octets = in.Take(mode >> 5);
   const ByteSpan stream = in.Rest();
 
-  static Outcome whole, chunked;   // reused: no allocation once grown
+  static Outcome whole, chunked;  // reused: no allocation once grown
   for (Outcome* o : {&whole, &chunked}) {
     o->fpdus.clear();
     o->status.reset();

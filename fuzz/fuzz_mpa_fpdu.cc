@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const DecodeError& e = r.error();
     FUZZ_CHECK(e.offset <= fpdu.size());
     if (e.kind == DecodeErrorKind::kTruncated) {
-      FUZZ_CHECK(!s.fpdu && !s.error);   // the deframer waits for more
+      FUZZ_CHECK(!s.fpdu && !s.error);  // the deframer waits for more
     } else {
       FUZZ_CHECK(e.kind == DecodeErrorKind::kCrcMismatch && crc);
       FUZZ_CHECK(!s.fpdu && s.error && SameError(*s.error, e));

@@ -22,10 +22,9 @@ using namespace rdmapct::wire;
 using rdmapct::fuzz::SameBytes;
 
 bool SameFrame(const MpaStartupFrame& a, const MpaStartupFrame& b) {
-  return a.is_reply == b.is_reply && a.marker_required == b.marker_required &&
-         a.crc_required == b.crc_required && a.reject == b.reject && a.enhanced == b.enhanced &&
-         a.res == b.res && a.revision == b.revision && a.enhanced_data == b.enhanced_data &&
-         a.private_data == b.private_data;
+  return a.is_reply == b.is_reply && a.marker_required == b.marker_required && a.crc_required == b.crc_required &&
+         a.reject == b.reject && a.enhanced == b.enhanced && a.res == b.res && a.revision == b.revision &&
+         a.enhanced_data == b.enhanced_data && a.private_data == b.private_data;
 }
 
 bool KeyOctetOk(ByteSpan data, std::size_t i, MpaFrameKind expect) {
@@ -37,7 +36,7 @@ bool KeyOctetOk(ByteSpan data, std::size_t i, MpaFrameKind expect) {
 void CheckError(const DecodeError& e, ByteSpan data, const MpaFrameDecodeOptions& options) {
   const std::size_t key_checked = std::min(data.size(), kMpaKeySize);
   for (std::size_t i = 0; i < std::min<std::size_t>(e.offset, key_checked); ++i) {
-    FUZZ_CHECK(KeyOctetOk(data, i, options.expect));   // nothing wrong before the error
+    FUZZ_CHECK(KeyOctetOk(data, i, options.expect));  // nothing wrong before the error
   }
   switch (e.kind) {
     case DecodeErrorKind::kTruncated:

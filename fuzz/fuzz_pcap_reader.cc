@@ -21,9 +21,9 @@
 //    same segments, hands up the same units per direction and the same
 //    issues in the same order as the batch decoder (describe off), and
 //    keeps its promise that no later unit ends before the frame it gave.
+#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <array>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -92,7 +92,7 @@ struct BatchRecorder : CaptureDecodeSink {
 struct StreamRecorder : CaptureStreamSink {
   UnitsSeen units;
   std::vector<std::string> issues;
-  std::vector<std::array<uint64_t, 2>> lowest;   // per connection
+  std::vector<std::array<uint64_t, 2>> lowest;  // per connection
   void OnFraming(const ReassembledConnection&, const ConnectionFraming&) override {}
   void OnUnit(const CapturedUnit& u) override {
     units[{u.connection, u.direction}].push_back(UnitText(u));
@@ -131,7 +131,7 @@ void CompareWithStreaming(const std::vector<TcpSegment>& segments, const Reassem
   for (const TcpSegment& s : segments) decoder.Add(s);
   const CaptureDecodeSummary summary = decoder.Finish(read);
   for (const std::string& m : stream.issues) {
-    if (m.find("not compared with their first copy") != std::string::npos) return;   // beyond the history
+    if (m.find("not compared with their first copy") != std::string::npos) return;  // beyond the history
   }
   FUZZ_CHECK(stream.units == batch.units);
   FUZZ_CHECK(stream.issues == batch.issues);
@@ -141,7 +141,7 @@ void CompareWithStreaming(const std::vector<TcpSegment>& segments, const Reassem
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;   // fmemopen refuses an empty buffer
+  if (size == 0) return 0;  // fmemopen refuses an empty buffer
   std::vector<uint8_t> file(data, data + size);
   std::FILE* f = fmemopen(file.data(), file.size(), "rb");
   if (f == nullptr) return 0;
@@ -152,14 +152,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CaptureReadSummary summary;
   std::vector<TcpSegment> kept;
   std::vector<std::vector<uint8_t>> payloads;
-  const bool ok = ReadCaptureStream(f, "fuzz", [&](const TcpSegment& s) {
-    FUZZ_CHECK(s.frame > last_frame);
-    last_frame = s.frame;
-    ++segments;
-    reassembler.Add(s);
-    payloads.emplace_back(s.payload.begin(), s.payload.end());
-    kept.push_back(s);
-  }, summary);
+  const bool ok = ReadCaptureStream(
+      f, "fuzz",
+      [&](const TcpSegment& s) {
+        FUZZ_CHECK(s.frame > last_frame);
+        last_frame = s.frame;
+        ++segments;
+        reassembler.Add(s);
+        payloads.emplace_back(s.payload.begin(), s.payload.end());
+        kept.push_back(s);
+      },
+      summary);
   for (std::size_t i = 0; i < kept.size(); ++i) kept[i].payload = payloads[i];
   FUZZ_CHECK(ok == summary.error.empty());
   if (!ok) FUZZ_CHECK(OneLine(summary.error));

@@ -107,7 +107,7 @@ class CheckingSink : public StreamDecodeSink {
 
  private:
   void CheckFpdu(const DecodedFpdu& f, ByteSpan ulpdu) {
-    FUZZ_CHECK(f.offset == next_fpdu_);   // FPDUs tile the stream
+    FUZZ_CHECK(f.offset == next_fpdu_);  // FPDUs tile the stream
     next_fpdu_ = f.offset + f.wire_length;
     FUZZ_CHECK(next_fpdu_ <= stream_.size() && f.ulpdu_length == ulpdu.size());
     FUZZ_CHECK(f.map.At(0) == f.header_offset);

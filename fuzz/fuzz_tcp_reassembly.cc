@@ -40,7 +40,7 @@ using rdmapct::wire::Bytes;
 struct Sent {
   std::size_t connection = 0;
   int direction = 0;
-  uint32_t seq = 0;   // of the first payload octet
+  uint32_t seq = 0;  // of the first payload octet
   Bytes payload;
 };
 
@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TcpReassembler r(options);
   const Endpoint server{Address(2), 5040};
   const Endpoint clients[2] = {{Address(1), 49152}, {Address(1), 49153}};
-  uint32_t isn[2][2] = {{(config & 4) ? 0xFFFFFF00u : 1000u, 5000u}, {7000u, 9000u}};   // [port][direction]
+  uint32_t isn[2][2] = {{(config & 4) ? 0xFFFFFF00u : 1000u, 5000u}, {7000u, 9000u}};  // [port][direction]
   std::map<uint64_t, Sent> sent;
   uint64_t frame = 0;
   while (!in.empty() && frame < 4096) {
@@ -104,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (std::size_t k = 0; k < length && !in.empty(); ++k) payload.push_back(k < 8 ? in.U8() : payload[k % 8]);
     const int dir = flags & 0x01;
     const int port = (flags >> 5) & 1;
-    if (flags & 0x40) isn[port][dir] += 0x10000000u;   // a fresh ISN
+    if (flags & 0x40) isn[port][dir] += 0x10000000u;  // a fresh ISN
     TcpSegment s;
     s.frame = ++frame;
     s.source = dir == 0 ? clients[port] : server;

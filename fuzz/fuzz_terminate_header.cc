@@ -69,8 +69,8 @@ void CheckDecoded(const TerminateHeader& h, ByteSpan in) {
   FUZZ_CHECK(h.encoded_length >= kTerminateControlLength && h.encoded_length <= in.size());
   FUZZ_CHECK(TerminateHeaderLength(h) == h.encoded_length);
   const std::size_t ddp_len = h.terminated_ddp_header.HeaderLength();
-  const std::size_t bit_len = kTerminateControlLength + ((h.m || h.d) ? 2 : 0) + (h.d ? ddp_len : 0) +
-                              (h.r ? kTerminatedRdmaHeaderLength : 0);
+  const std::size_t bit_len =
+      kTerminateControlLength + ((h.m || h.d) ? 2 : 0) + (h.d ? ddp_len : 0) + (h.r ? kTerminatedRdmaHeaderLength : 0);
   if (h.form == TerminateForm::kBitDriven) {
     FUZZ_CHECK(h.has_segment_length == (h.m || h.d) && h.has_ddp_header == h.d && h.has_rdma_header == h.r);
     FUZZ_CHECK(h.encoded_length == bit_len);
@@ -81,8 +81,8 @@ void CheckDecoded(const TerminateHeader& h, ByteSpan in) {
     FUZZ_CHECK(h.encoded_length == kTerminateFixedLength && in.size() >= kTerminateFixedLength);
     // The bit-driven reading, with the T bit of the area, describes a different length.
     const bool tagged_area = (in[6] & 0x80) != 0;
-    const std::size_t area_bit_len = kTerminateControlLength + ((h.m || h.d) ? 2 : 0) +
-                                     (h.d ? (tagged_area ? 14 : 18) : 0) + (h.r ? 28 : 0);
+    const std::size_t area_bit_len =
+        kTerminateControlLength + ((h.m || h.d) ? 2 : 0) + (h.d ? (tagged_area ? 14 : 18) : 0) + (h.r ? 28 : 0);
     FUZZ_CHECK(in.size() != area_bit_len);
   }
   FUZZ_CHECK(h.reserved <= 0x1FFF && h.code.layer <= 0xF && h.code.error_type <= 0xF);
@@ -101,8 +101,8 @@ void CheckDecoded(const TerminateHeader& h, ByteSpan in) {
     if (fixed && t.tagged) FUZZ_CHECK(h.fixed_ddp_area_tail == LoadBe32(e + 14));
   }
   if (h.has_rdma_header) {
-    const std::size_t at = fixed ? 24 : kTerminateControlLength + (h.has_segment_length ? 2 : 0) +
-                                            (h.has_ddp_header ? ddp_len : 0);
+    const std::size_t at =
+        fixed ? 24 : kTerminateControlLength + (h.has_segment_length ? 2 : 0) + (h.has_ddp_header ? ddp_len : 0);
     const ReadRequestHeader& x = h.terminated_rdma_header;
     FUZZ_CHECK(x.sink_stag == LoadBe32(in.data() + at) && x.source_tagged_offset == LoadBe64(in.data() + at + 20));
     FUZZ_CHECK(x.read_message_size == LoadBe32(in.data() + at + 12));
@@ -116,8 +116,8 @@ void CheckDecoded(const TerminateHeader& h, ByteSpan in) {
   // Consistent headers built from the decoded parts, in both forms.
   for (TerminateForm form : {TerminateForm::kBitDriven, TerminateForm::kFixed}) {
     const TerminateHeader made =
-        MakeTerminateHeader(h.code, h.has_ddp_header ? &h.terminated_ddp_header : nullptr,
-                            h.ddp_segment_length, h.has_rdma_header ? &h.terminated_rdma_header : nullptr, form);
+        MakeTerminateHeader(h.code, h.has_ddp_header ? &h.terminated_ddp_header : nullptr, h.ddp_segment_length,
+                            h.has_rdma_header ? &h.terminated_rdma_header : nullptr, form);
     FUZZ_CHECK(made.encoded_length == TerminateHeaderLength(made));
     CheckReencode(made);
   }

@@ -75,7 +75,7 @@ void CheckAdvertisement(ByteSpan in) {
     FUZZ_CHECK(HasAdvertisementMagic(in));
     FUZZ_CHECK(adv.major_version == kUlpConventionMajorVersion);
     FUZZ_CHECK(in.size() <= kAdvertisementMaxLength);
-    FUZZ_CHECK(!(adv.flags & kFlagPreviousOutcome));   // carried by `previous`
+    FUZZ_CHECK(!(adv.flags & kFlagPreviousOutcome));  // carried by `previous`
     static Bytes enc;
     enc.clear();
     const Status st = EncodeAdvertisement(adv, enc);
@@ -113,7 +113,8 @@ void CheckEventRecord(ByteSpan in) {
   EncodeEventRecord(ev, enc);
   if (ev.minor_version <= kUlpConventionKnownMinorVersion) {
     FUZZ_CHECK(SameBytes(enc, in));
-    FUZZ_CHECK(ev.prefix.size() <= kEventPrefixMax && ev.prefix.size() == std::min<std::size_t>(ev.length, kEventPrefixMax));
+    FUZZ_CHECK(ev.prefix.size() <= kEventPrefixMax &&
+               ev.prefix.size() == std::min<std::size_t>(ev.length, kEventPrefixMax));
   }
   auto again = DecodeEventRecord(enc);
   FUZZ_CHECK(again.ok() && *again == ev);

@@ -37,15 +37,19 @@ bool WriteWhole(const fs::path& path, const std::string& data) {
 
 std::string ShortHash(const std::string& s) {
   char b[9];
-  std::snprintf(b, sizeof b, "%08x", wire::Crc32c(wire::ByteSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size())));
+  std::snprintf(b, sizeof b, "%08x",
+                wire::Crc32c(wire::ByteSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size())));
   return b;
 }
 
 proto::Profile ToProto(wire::Profile p) {
   switch (p) {
-    case wire::Profile::kRfc7306: return proto::RFC7306;
-    case wire::Profile::kCommit: return proto::COMMIT;
-    default: return proto::RFC5040;
+    case wire::Profile::kRfc7306:
+      return proto::RFC7306;
+    case wire::Profile::kCommit:
+      return proto::COMMIT;
+    default:
+      return proto::RFC5040;
   }
 }
 
@@ -200,7 +204,8 @@ bool RemoteRun::SettleProfile() {
                     " (leave --profile out to use the target's)";
     return false;
   }
-  if (!o_.profile) Say(Stamp() + "profile " + std::string(wire::ProfileName(*claimed)) + ", from the target's Advertisement");
+  if (!o_.profile)
+    Say(Stamp() + "profile " + std::string(wire::ProfileName(*claimed)) + ", from the target's Advertisement");
   profile_ = claimed;
   return true;
 }
@@ -290,7 +295,8 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   }
   if (rf.count > 1 && rf.flaky()) return WriteStats();
   Say(Stamp() + (rf.count > 1 ? "finding " + slug + " is no longer flaky" : "finding " + slug) + " (" +
-      (rf.reproduced ? (*rf.reproduced ? "reproducer reproduces it" : "flaky: reproducer does not reproduce it") : "not replayed") +
+      (rf.reproduced ? (*rf.reproduced ? "reproducer reproduces it" : "flaky: reproducer does not reproduce it")
+                     : "not replayed") +
       ")\n          " + FormatFinding(f) + "\n          " + sig);
   WriteStats();
 }
@@ -359,7 +365,8 @@ void RemoteRun::WriteSummary() const {
   md << "# rdmapct fuzz --target " << o_.target << (result_.interrupted ? " (interrupted)" : "") << "\n\n"
      << result_.sessions << " sessions in " << static_cast<long>(Elapsed()) << " s, seed " << o_.seed << ", "
      << result_.distinct() << " distinct finding(s), " << result_.flaky() << " flaky, " << result_.restarts
-     << " target restart(s)" << (result_.interrupted ? "; interrupted (SIGINT/SIGTERM) before the end of its budget" : "")
+     << " target restart(s)"
+     << (result_.interrupted ? "; interrupted (SIGINT/SIGTERM) before the end of its budget" : "")
      << ".\n\n| signature | hits | first seen (s) | reproduced | directory |\n|---|---|---|---|---|\n";
   for (const auto& [sig, f] : result_.findings) {
     md << "| `" << sig << "` | " << f.count << " | " << static_cast<long>(f.first_seen_s) << " | "
@@ -378,8 +385,13 @@ void RemoteRun::WriteStats() const {
   j["target_restarts"] = result_.restarts;
   j["findings"] = nlohmann::json::array();
   for (const auto& [sig, f] : result_.findings) {
-    nlohmann::json x{{"signature", sig},     {"oracle", f.first.oracle}, {"description", f.first.description},
-                     {"first_seen_s", f.first_seen_s}, {"first_seen_sessions", f.first_seen_sessions}, {"count", f.count}, {"dir", f.dir}};
+    nlohmann::json x{{"signature", sig},
+                     {"oracle", f.first.oracle},
+                     {"description", f.first.description},
+                     {"first_seen_s", f.first_seen_s},
+                     {"first_seen_sessions", f.first_seen_sessions},
+                     {"count", f.count},
+                     {"dir", f.dir}};
     if (f.reproduced) x["reproduced"] = *f.reproduced;
     x["flaky"] = f.flaky();
     if (!f.first.requirement.empty()) x["requirement"] = f.first.requirement;
@@ -396,7 +408,8 @@ RemoteRunResult RemoteRun::Run() {
   if (!Prepare()) return Fail(RemoteRunResult::Status::kBadOptions, result_.error);
   deadline_ = start_ + o_.time;
   remote_.run_deadline = deadline_;
-  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_ && !(o_.stop && o_.stop->load() > 0); ++round) {
+  for (uint64_t round = 0; Clock::now() < deadline_ && !target_gone_ && !stop_ && !(o_.stop && o_.stop->load() > 0);
+       ++round) {
     if (!SearchRound(round)) break;
   }
   if (result_.status == RemoteRunResult::Status::kNeverAnswered) return std::move(result_);
@@ -406,8 +419,8 @@ RemoteRunResult RemoteRun::Run() {
   WriteSummary();
   if (target_gone_) {
     result_.status = RemoteRunResult::Status::kTargetGone;
-    result_.error = o_.target + " stopped answering and did not come back within " +
-                    std::to_string(o_.restart_wait.count()) + "s";
+    result_.error =
+        o_.target + " stopped answering and did not come back within " + std::to_string(o_.restart_wait.count()) + "s";
   }
   return std::move(result_);
 }

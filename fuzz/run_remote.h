@@ -44,11 +44,11 @@ struct RemoteRunOptions {
   std::vector<std::string> faults;       // reference only (fault names)
   std::optional<wire::Profile> profile;  // sessions of this profile only
   std::chrono::seconds time{60};
-  std::optional<long> runs;              // sessions at most
+  std::optional<long> runs;  // sessions at most
   uint64_t seed = 1;
   std::string out_dir = "rdmapct-fuzz";
   std::chrono::seconds restart_wait{30};
-  std::string restart_command;           // sh -c, at most 3 times
+  std::string restart_command;  // sh -c, at most 3 times
   int settle_ms = 30;
   int pause_after_reply_ms = 0;
   // Live targets: each write's answer ends at a zero-length RDMA Read fence
@@ -61,10 +61,10 @@ struct RemoteRunOptions {
   // Per session: the in-process reference runs in a child process cut at
   // these caps (session_worker.h); a live target's session is cut at the time cap.
   ConnectionLimits limits;
-  const std::atomic<int>* stop = nullptr;  // set (SIGINT, SIGTERM): end the run now, write what was found
+  const std::atomic<int>* stop = nullptr;          // set (SIGINT, SIGTERM): end the run now, write what was found
   std::chrono::milliseconds status_every{10'000};  // a status line to `progress` this often
-  ProgressFn progress;                   // one line per event (may be empty)
-  ReplayFn replay;                       // replays each new finding's script (may be empty)
+  ProgressFn progress;                             // one line per event (may be empty)
+  ReplayFn replay;                                 // replays each new finding's script (may be empty)
 };
 
 struct RunFinding {
@@ -92,7 +92,7 @@ struct RemoteRunResult {
   long sessions = 0;
   double seconds = 0;
   int restarts = 0;
-  bool interrupted = false;  // ended by `stop`; stats.json and summary.md say so
+  bool interrupted = false;                    // ended by `stop`; stats.json and summary.md say so
   std::map<std::string, RunFinding> findings;  // by signature, flaky ones included
   std::filesystem::path stats_file, summary_file;
   std::size_t distinct() const;  // findings that are not flaky

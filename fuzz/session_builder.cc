@@ -15,9 +15,12 @@ using wire::Opcode;
 
 wire::Profile SessionProfile(const proto::FuzzSession& s) {
   switch (s.connection().profile()) {
-    case proto::RFC7306: return wire::Profile::kRfc7306;
-    case proto::COMMIT: return wire::Profile::kCommit;
-    default: return wire::Profile::kRfc5040;
+    case proto::RFC7306:
+      return wire::Profile::kRfc7306;
+    case proto::COMMIT:
+      return wire::Profile::kCommit;
+    default:
+      return wire::Profile::kRfc5040;
   }
 }
 
@@ -74,17 +77,25 @@ Bytes XorshiftOctets(std::size_t n, uint32_t state) {
 Bytes SessionFiller(std::size_t n, uint32_t seed) { return XorshiftOctets(n, seed * 2654435761u + 0x9e3779b9u); }
 
 Opcode SessionOpcode(proto::SessionMessageType t) {
-  static constexpr Opcode kMap[] = {
-      Opcode::kRdmaWrite,          Opcode::kRdmaReadRequest,
-      Opcode::kRdmaReadResponse,   Opcode::kSend,
-      Opcode::kSendWithInvalidate, Opcode::kSendWithSe,
-      Opcode::kSendWithSeAndInvalidate, Opcode::kTerminate,
-      Opcode::kImmediateData,      Opcode::kImmediateDataWithSe,
-      Opcode::kAtomicRequest,      Opcode::kAtomicRequest,
-      Opcode::kAtomicResponse,     Opcode::kFlushRequest,
-      Opcode::kFlushResponse,      Opcode::kVerifyRequest,
-      Opcode::kVerifyResponse,     Opcode::kAtomicWriteRequest,
-      Opcode::kAtomicWriteResponse};
+  static constexpr Opcode kMap[] = {Opcode::kRdmaWrite,
+                                    Opcode::kRdmaReadRequest,
+                                    Opcode::kRdmaReadResponse,
+                                    Opcode::kSend,
+                                    Opcode::kSendWithInvalidate,
+                                    Opcode::kSendWithSe,
+                                    Opcode::kSendWithSeAndInvalidate,
+                                    Opcode::kTerminate,
+                                    Opcode::kImmediateData,
+                                    Opcode::kImmediateDataWithSe,
+                                    Opcode::kAtomicRequest,
+                                    Opcode::kAtomicRequest,
+                                    Opcode::kAtomicResponse,
+                                    Opcode::kFlushRequest,
+                                    Opcode::kFlushResponse,
+                                    Opcode::kVerifyRequest,
+                                    Opcode::kVerifyResponse,
+                                    Opcode::kAtomicWriteRequest,
+                                    Opcode::kAtomicWriteResponse};
   static_assert(std::size(kMap) == proto::SessionMessageType_ARRAYSIZE, "one opcode per SessionMessageType");
   const auto i = static_cast<std::size_t>(t);
   return i < std::size(kMap) ? kMap[i] : Opcode::kRdmaWrite;
@@ -93,12 +104,17 @@ Opcode SessionOpcode(proto::SessionMessageType t) {
 wire::RegionRole DefaultRegionRole(proto::SessionMessageType t) {
   switch (t) {
     case proto::SEND_INVALIDATE:
-    case proto::SEND_SE_INVALIDATE: return wire::RegionRole::kInvalidatable;
+    case proto::SEND_SE_INVALIDATE:
+      return wire::RegionRole::kInvalidatable;
     case proto::ATOMIC_FETCH_ADD:
-    case proto::ATOMIC_CMP_SWAP: return wire::RegionRole::kAtomic;
-    case proto::FLUSH_REQUEST: return wire::RegionRole::kFlush;
-    case proto::VERIFY_REQUEST: return wire::RegionRole::kVerify;
-    default: return wire::RegionRole::kReadWrite;
+    case proto::ATOMIC_CMP_SWAP:
+      return wire::RegionRole::kAtomic;
+    case proto::FLUSH_REQUEST:
+      return wire::RegionRole::kFlush;
+    case proto::VERIFY_REQUEST:
+      return wire::RegionRole::kVerify;
+    default:
+      return wire::RegionRole::kReadWrite;
   }
 }
 
@@ -194,19 +210,27 @@ wire::RdmapSegment SessionBuilder::BuildSegment(const proto::SessionMessage& m, 
 
   wire::RdmapSegment seg;
   switch (m.type()) {
-    case proto::RDMA_WRITE: seg = wire::MakeRdmaWrite(stag, to, payload); break;
+    case proto::RDMA_WRITE:
+      seg = wire::MakeRdmaWrite(stag, to, payload);
+      break;
     case proto::READ_REQUEST:
       // A distinct Data Sink TO per request, so responses name their request.
       seg = wire::MakeReadRequest(msn, {kSuiteSinkStag, uint64_t{next_read_++} << 16, length, stag, to});
       break;
-    case proto::READ_RESPONSE: seg = wire::MakeReadResponse(stag, to, payload); break;
+    case proto::READ_RESPONSE:
+      seg = wire::MakeReadResponse(stag, to, payload);
+      break;
     case proto::SEND:
-    case proto::SEND_SE: seg = wire::MakeSend(op, msn, payload); break;
+    case proto::SEND_SE:
+      seg = wire::MakeSend(op, msn, payload);
+      break;
     case proto::SEND_INVALIDATE:
-    case proto::SEND_SE_INVALIDATE: seg = wire::MakeSend(op, msn, payload, stag); break;
+    case proto::SEND_SE_INVALIDATE:
+      seg = wire::MakeSend(op, msn, payload, stag);
+      break;
     case proto::TERMINATE:
-      seg = wire::MakeTerminate(
-          msn, wire::MakeTerminateHeader(wire::term::kRdmapLocalCatastrophic, nullptr, 0, nullptr));
+      seg =
+          wire::MakeTerminate(msn, wire::MakeTerminateHeader(wire::term::kRdmapLocalCatastrophic, nullptr, 0, nullptr));
       break;
     case proto::IMMEDIATE_DATA:
     case proto::IMMEDIATE_DATA_SE:
@@ -225,18 +249,30 @@ wire::RdmapSegment SessionBuilder::BuildSegment(const proto::SessionMessage& m, 
       seg = wire::MakeAtomicRequest(msn, h);
       break;
     }
-    case proto::ATOMIC_RESPONSE: seg = wire::MakeAtomicResponse(msn, {next_request_id_, 0}); break;
+    case proto::ATOMIC_RESPONSE:
+      seg = wire::MakeAtomicResponse(msn, {next_request_id_, 0});
+      break;
     case proto::FLUSH_REQUEST:
       seg = wire::MakeFlushRequest(msn, {stag, length, to, wire::kFlushToPersistence});
       break;
-    case proto::FLUSH_RESPONSE: seg = wire::MakeFlushResponse(msn); break;
-    case proto::VERIFY_REQUEST: seg = wire::MakeVerifyRequest(msn, {stag, length, to, payload}); break;
-    case proto::VERIFY_RESPONSE: seg = wire::MakeVerifyResponse(msn, payload); break;
+    case proto::FLUSH_RESPONSE:
+      seg = wire::MakeFlushResponse(msn);
+      break;
+    case proto::VERIFY_REQUEST:
+      seg = wire::MakeVerifyRequest(msn, {stag, length, to, payload});
+      break;
+    case proto::VERIFY_RESPONSE:
+      seg = wire::MakeVerifyResponse(msn, payload);
+      break;
     case proto::ATOMIC_WRITE_REQUEST:
       seg = wire::MakeAtomicWriteRequest(msn, {stag, 8, to, 0x1122334455667788ull});
       break;
-    case proto::ATOMIC_WRITE_RESPONSE: seg = wire::MakeAtomicWriteResponse(msn); break;
-    default: seg = wire::MakeRdmaWrite(stag, to, payload); break;
+    case proto::ATOMIC_WRITE_RESPONSE:
+      seg = wire::MakeAtomicWriteResponse(msn);
+      break;
+    default:
+      seg = wire::MakeRdmaWrite(stag, to, payload);
+      break;
   }
   // Make*() writes the commit profile's control byte; rewrite it for this one.
   wire::SetRdmapControl(seg, {wire::kRdmaVersionIetf, 0, static_cast<uint8_t>(op)}, ctx_.profile);
@@ -252,7 +288,8 @@ Bytes SessionBuilder::Frame(ByteSpan ulpdu, const proto::SessionFraming& f) {
   wire::AppendFpdu(plain, ulpdu, {.crc_enabled = false, .pad_octet = static_cast<uint8_t>(f.pad_octet())});
   if (f.ulpdu_length_delta() != 0) {
     // Modulo 2^16 (unsigned: any delta is defined).
-    const uint16_t len = static_cast<uint16_t>(wire::LoadBe16(plain.data()) + static_cast<uint32_t>(f.ulpdu_length_delta()));
+    const uint16_t len =
+        static_cast<uint16_t>(wire::LoadBe16(plain.data()) + static_cast<uint32_t>(f.ulpdu_length_delta()));
     wire::StoreBe16(plain.data(), len);
   }
   Bytes out;

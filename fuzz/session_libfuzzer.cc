@@ -39,9 +39,8 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
   return Store(s, data, max_size);
 }
 
-extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1, const uint8_t* data2,
-                                            size_t size2, uint8_t* out, size_t max_out_size,
-                                            unsigned int seed) {
+extern "C" size_t LLVMFuzzerCustomCrossOver(const uint8_t* data1, size_t size1, const uint8_t* data2, size_t size2,
+                                            uint8_t* out, size_t max_out_size, unsigned int seed) {
   rdmapct::proto::FuzzSession a, b, mixed;
   if (!a.ParseFromArray(data1, static_cast<int>(size1))) a.Clear();
   if (!b.ParseFromArray(data2, static_cast<int>(size2))) b.Clear();

@@ -94,15 +94,21 @@ uint64_t SessionMutator::MutateInteger(uint64_t v, std::size_t width) {
   // Small steps first: most header fields matter near their valid value
   // (an offset off by a few octets, the next MSN, a length one too long).
   switch (Below(10)) {
-    case 0: return 0;
+    case 0:
+      return 0;
     case 1:
     case 2:
-    case 3: return (v + 1 + Below(8)) & mask;
+    case 3:
+      return (v + 1 + Below(8)) & mask;
     case 4:
-    case 5: return (v - 1 - Below(8)) & mask;
-    case 6: return Below(2) ? mask : mask >> 1;
-    case 7: return Below(256);
-    case 8: return (uint64_t{1} << Below(8 * width)) & mask;
+    case 5:
+      return (v - 1 - Below(8)) & mask;
+    case 6:
+      return Below(2) ? mask : mask >> 1;
+    case 7:
+      return Below(256);
+    case 8:
+      return (uint64_t{1} << Below(8 * width)) & mask;
     default: {
       uint8_t buf[8];
       for (std::size_t i = 0; i < 8; ++i) buf[i] = static_cast<uint8_t>(v >> (8 * i));
@@ -165,7 +171,8 @@ void SessionMutator::MutateOneScalar(Message& m, const FieldDescriptor* f, int i
     }
     case FieldDescriptor::CPPTYPE_DOUBLE:
     case FieldDescriptor::CPPTYPE_FLOAT:
-    case FieldDescriptor::CPPTYPE_MESSAGE: break;
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      break;
   }
 }
 
@@ -186,18 +193,35 @@ void SessionMutator::MutateRepeated(Message& m, const FieldDescriptor* f) {
     const int at = static_cast<int>(Below(n + 1));
     if (is_msg) {
       Message* e = r->AddMessage(&m, f);
-      if (op == 1 && n > 0) e->CopyFrom(r->GetRepeatedMessage(m, f, static_cast<int>(Below(n))));
-      else MutateAnyField(*e);
+      if (op == 1 && n > 0)
+        e->CopyFrom(r->GetRepeatedMessage(m, f, static_cast<int>(Below(n))));
+      else
+        MutateAnyField(*e);
     } else {
       switch (f->cpp_type()) {
-        case FieldDescriptor::CPPTYPE_UINT32: r->AddUInt32(&m, f, 0); break;
-        case FieldDescriptor::CPPTYPE_INT32: r->AddInt32(&m, f, 0); break;
-        case FieldDescriptor::CPPTYPE_UINT64: r->AddUInt64(&m, f, 0); break;
-        case FieldDescriptor::CPPTYPE_INT64: r->AddInt64(&m, f, 0); break;
-        case FieldDescriptor::CPPTYPE_BOOL: r->AddBool(&m, f, false); break;
-        case FieldDescriptor::CPPTYPE_ENUM: r->AddEnumValue(&m, f, 0); break;
-        case FieldDescriptor::CPPTYPE_STRING: r->AddString(&m, f, ""); break;
-        default: return;
+        case FieldDescriptor::CPPTYPE_UINT32:
+          r->AddUInt32(&m, f, 0);
+          break;
+        case FieldDescriptor::CPPTYPE_INT32:
+          r->AddInt32(&m, f, 0);
+          break;
+        case FieldDescriptor::CPPTYPE_UINT64:
+          r->AddUInt64(&m, f, 0);
+          break;
+        case FieldDescriptor::CPPTYPE_INT64:
+          r->AddInt64(&m, f, 0);
+          break;
+        case FieldDescriptor::CPPTYPE_BOOL:
+          r->AddBool(&m, f, false);
+          break;
+        case FieldDescriptor::CPPTYPE_ENUM:
+          r->AddEnumValue(&m, f, 0);
+          break;
+        case FieldDescriptor::CPPTYPE_STRING:
+          r->AddString(&m, f, "");
+          break;
+        default:
+          return;
       }
       MutateOneScalar(m, f, n);
     }

@@ -54,8 +54,7 @@ class SessionMutator {
   uint64_t MutateInteger(uint64_t v, std::size_t width);
   void MutateAnyField(google::protobuf::Message& m);
   void Bound(google::protobuf::Message& m);
-  void Cross(const google::protobuf::Message& a, const google::protobuf::Message& b,
-             google::protobuf::Message& out);
+  void Cross(const google::protobuf::Message& a, const google::protobuf::Message& b, google::protobuf::Message& out);
 
   uint64_t state_;
   ByteMutator bytes_;

@@ -33,7 +33,8 @@ std::string FindingSignature(const Finding& f) {
   std::string s = f.oracle + ":";
   bool in_number = false;
   for (char c : f.description) {
-    const bool digit = std::isxdigit(static_cast<unsigned char>(c)) && (in_number || std::isdigit(static_cast<unsigned char>(c)));
+    const bool digit =
+        std::isxdigit(static_cast<unsigned char>(c)) && (in_number || std::isdigit(static_cast<unsigned char>(c)));
     if (digit) {
       if (!in_number) s += '#';
       in_number = true;
@@ -45,8 +46,7 @@ std::string FindingSignature(const Finding& f) {
   return s;
 }
 
-targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
-                                                   const model::FaultSet& faults) {
+targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s, const model::FaultSet& faults) {
   targets::ReferenceTargetConfig c;
   c.profile = SessionProfile(s);
   c.faults = faults;
@@ -68,8 +68,7 @@ struct ReadRequest {
 // Everything the checks remember between steps.
 class Checker {
  public:
-  Checker(wire::Profile profile, bool crc, bool markers_from_target, bool markers_to_target)
-      : profile_(profile) {
+  Checker(wire::Profile profile, bool crc, bool markers_from_target, bool markers_to_target) : profile_(profile) {
     wire::MpaDeframerConfig in{.crc_enabled = crc, .markers_enabled = markers_from_target};
     wire::MpaDeframerConfig out{.crc_enabled = crc, .markers_enabled = markers_to_target};
     from_target_.emplace(in);
@@ -107,8 +106,8 @@ class Checker {
     }
   }
 
-  static void Report(std::vector<Finding>& findings, const std::string& oracle, std::size_t step,
-                     std::string what, std::string requirement = "", std::string shape = "") {
+  static void Report(std::vector<Finding>& findings, const std::string& oracle, std::size_t step, std::string what,
+                     std::string requirement = "", std::string shape = "") {
     for (const Finding& f : findings) {
       if (f.oracle == oracle) return;
     }
@@ -118,7 +117,8 @@ class Checker {
  private:
   void OnUlpdu(ByteSpan ulpdu, std::size_t step, std::vector<Finding>& findings) {
     if (terminated_) {
-      Report(findings, "terminate", step, "an FPDU after the target's Terminate", "R5040-5.4-10", "FPDU after Terminate");
+      Report(findings, "terminate", step, "an FPDU after the target's Terminate", "R5040-5.4-10",
+             "FPDU after Terminate");
       return;
     }
     auto d = wire::DecodeRdmapSegment(ulpdu, profile_);
@@ -139,10 +139,11 @@ class Checker {
   void OnTerminate(const wire::RdmapMessageView& v, std::size_t step, std::vector<Finding>& findings) {
     terminated_ = true;
     if (v.ddp.header.tagged || !v.header_present) {
-      Report(findings, "terminate", step, "Terminate without a decodable Terminate header", "R5040-5.4-02", "Terminate/header");
+      Report(findings, "terminate", step, "Terminate without a decodable Terminate header", "R5040-5.4-02",
+             "Terminate/header");
     } else if (v.ddp.header.queue_number != 2) {
-      Report(findings, "terminate", step, "Terminate on QN " + std::to_string(v.ddp.header.queue_number), "R5040-5.4-03",
-             "Terminate/QN");
+      Report(findings, "terminate", step, "Terminate on QN " + std::to_string(v.ddp.header.queue_number),
+             "R5040-5.4-03", "Terminate/QN");
     } else if (v.ddp.header.msn <= last_terminate_msn_) {
       Report(findings, "terminate", step, "Terminate MSN " + std::to_string(v.ddp.header.msn) + " not ascending",
              "R5040-5.4-04", "Terminate/MSN");
@@ -155,15 +156,19 @@ class Checker {
     if (!reads_reliable_) return;
     if (!open_) {
       // A new response: the first request from the cursor on that it answers.
-      auto it = std::find_if(requests_.begin() + static_cast<std::ptrdiff_t>(cursor_), requests_.end(),
-                             [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
+      auto it =
+          std::find_if(requests_.begin() + static_cast<std::ptrdiff_t>(cursor_), requests_.end(),
+                       [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
       if (it == requests_.end()) {
-        const bool earlier = std::any_of(requests_.begin(), requests_.begin() + static_cast<std::ptrdiff_t>(cursor_),
-                                         [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
+        const bool earlier =
+            std::any_of(requests_.begin(), requests_.begin() + static_cast<std::ptrdiff_t>(cursor_),
+                        [&](const ReadRequest& r) { return r.sink_stag == h.stag && r.sink_to == h.tagged_offset; });
         Report(findings, "read-response", step,
-               std::string(earlier ? "Read Response out of request order" : "Read Response without a matching Read Request") +
+               std::string(earlier ? "Read Response out of request order"
+                                   : "Read Response without a matching Read Request") +
                    " (STag " + HexValue(h.stag) + ", TO " + HexValue(h.tagged_offset) + ")",
-               earlier ? "R5040-5.5-R20a" : "R5040-4.4-02", earlier ? "RDMA Read Response/order" : "RDMA Read Response/unrequested");
+               earlier ? "R5040-5.5-R20a" : "R5040-4.4-02",
+               earlier ? "RDMA Read Response/order" : "RDMA Read Response/unrequested");
         reads_reliable_ = false;
         return;
       }
@@ -188,8 +193,8 @@ class Checker {
       open_ = false;
       if (remaining_ != 0) {
         Report(findings, "read-response", step,
-                "Read Response ends " + std::to_string(remaining_) + " octets short of the requested length",
-                "", "RDMA Read Response/length");
+               "Read Response ends " + std::to_string(remaining_) + " octets short of the requested length", "",
+               "RDMA Read Response/length");
         reads_reliable_ = false;
       }
     }
@@ -281,7 +286,8 @@ std::vector<Frame> Frames(ByteSpan octets, wire::Profile profile, bool crc, bool
     std::string kind = wire::OpcodeName(v.opcode());
     if (wire::HasEventRecordMagic(v.ulp_payload)) kind = "Event Record";
     out.push_back({kind, Bytes(f.ulpdu.begin(), f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp)),
-                   Bytes(f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp), f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp + rdmap)),
+                   Bytes(f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp),
+                         f.ulpdu.begin() + static_cast<std::ptrdiff_t>(ddp + rdmap)),
                    Bytes(v.ddp.payload.begin(), v.ddp.payload.end())});
   });
   return out;
@@ -307,13 +313,15 @@ std::string DivergenceShape(ByteSpan a, ByteSpan b, wire::Profile profile, bool 
     // What the reference sent elsewhere: the responses were reordered
     // (tagged: same DDP header; untagged: same RDMAP header and payload).
     const bool elsewhere = std::any_of(fb.begin(), fb.end(), [&](const Frame& z) {
-      return &z != &y && z.kind == x.kind && (x.ddp[0] & 0x80 ? z.ddp == x.ddp : z.rdmap == x.rdmap && z.payload == x.payload);
+      return &z != &y && z.kind == x.kind &&
+             (x.ddp[0] & 0x80 ? z.ddp == x.ddp : z.rdmap == x.rdmap && z.payload == x.payload);
     });
     if (elsewhere) return Class(x.kind) + "/order";
     return Class(x.kind) + (x.ddp != y.ddp || x.rdmap != y.rdmap ? "/header" : "/payload");
   }
-  if (fa.size() != fb.size()) return fa.size() > fb.size() ? Class(fa[fb.size()].kind) + " instead of nothing"
-                                                          : "nothing instead of " + Class(fb[fa.size()].kind);
+  if (fa.size() != fb.size())
+    return fa.size() > fb.size() ? Class(fa[fb.size()].kind) + " instead of nothing"
+                                 : "nothing instead of " + Class(fb[fa.size()].kind);
   return "octets";
 }
 
@@ -329,8 +337,10 @@ std::string FirstRequirement(const targets::ReferenceTargetConnection& t) {
 class Pair {
  public:
   Pair(const proto::FuzzSession& s, const model::FaultSet& faults)
-      : dut_((Cache().Reserve(2), Cache().Get(s, faults, false))), ref_(Cache().Get(s, {}, true)),
-        a_(dut_.Accept()), b_(ref_.Accept()) {}
+      : dut_((Cache().Reserve(2), Cache().Get(s, faults, false))),
+        ref_(Cache().Get(s, {}, true)),
+        a_(dut_.Accept()),
+        b_(ref_.Accept()) {}
 
   Bytes Step(ByteSpan in, bool fin, std::size_t step, std::vector<Finding>& findings) {
     Bytes out_a, out_b;
@@ -351,12 +361,15 @@ class Pair {
       Checker::Report(findings, "differential", step,
                       "target sent " + std::to_string(out_a.size()) + " octets, fault-free reference " +
                           std::to_string(out_b.size()) + ", first difference at octet " + std::to_string(i),
-                      Requirement(), !framing_ ? "MPA startup" : DivergenceShape(stream_a_, stream_b_, framing_->profile, framing_->crc, framing_->markers));
+                      Requirement(),
+                      !framing_
+                          ? "MPA startup"
+                          : DivergenceShape(stream_a_, stream_b_, framing_->profile, framing_->crc, framing_->markers));
     } else if (a_->wants_close() != b_->wants_close()) {
-      Checker::Report(findings, "differential", step,
-                      std::string("target ") + (a_->wants_close() ? "closed" : "stayed open") +
-                          ", fault-free reference did not",
-                      Requirement(), "close");
+      Checker::Report(
+          findings, "differential", step,
+          std::string("target ") + (a_->wants_close() ? "closed" : "stayed open") + ", fault-free reference did not",
+          Requirement(), "close");
     } else {
       CompareMemory(step, findings);
     }
@@ -378,8 +391,8 @@ class Pair {
       const auto mb = b_->PeekMemory(r.stag, r.base_tagged_offset, r.length);
       if (ma.size() == mb.size() && std::equal(ma.begin(), ma.end(), mb.begin())) continue;
       Checker::Report(findings, "differential", step,
-                      "memory of region STag " + HexValue(r.stag) + " differs from the fault-free reference's", Requirement(),
-                      "memory");
+                      "memory of region STag " + HexValue(r.stag) + " differs from the fault-free reference's",
+                      Requirement(), "memory");
       return;
     }
   }

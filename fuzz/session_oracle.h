@@ -47,8 +47,7 @@ std::string FormatFinding(const Finding& f);
 std::string FindingSignature(const Finding& f);
 
 // The target configuration a session asks for (profile, MPA options).
-targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s,
-                                                   const model::FaultSet& faults);
+targets::ReferenceTargetConfig SessionTargetConfig(const proto::FuzzSession& s, const model::FaultSet& faults);
 
 struct OracleResult {
   std::vector<Finding> findings;  // at most one per oracle (the first)

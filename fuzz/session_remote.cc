@@ -120,7 +120,8 @@ class FenceWatch {
 
 // Whether the target replies to the session's profile with default
 // connection options (Rev 1, CRCs, no Markers).
-bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& connector, const RemoteOptions& options) {
+bool AnswersPlainRequest(const proto::FuzzSession& s, targets::TargetConnector& connector,
+                         const RemoteOptions& options) {
   std::string error;
   std::unique_ptr<targets::Transport> t = connector.Connect(options.connect_timeout, error);
   if (!t) return false;
@@ -161,9 +162,12 @@ StepPlan PlanStep(const proto::FuzzSession& fenced, const SessionWrite& w, const
   const TwinWrite& tw = twin.writes[k];
   twin_watch.Feed(tw.out);
   const std::optional<uint64_t> fence = FenceOf(fenced, w);
-  if (fence && twin_watch.Answered(*fence)) plan.fence = fence;
-  else if (tw.closed) plan.close = true;
-  else if (tw.out.empty()) plan.quiet = true;
+  if (fence && twin_watch.Answered(*fence))
+    plan.fence = fence;
+  else if (tw.closed)
+    plan.close = true;
+  else if (tw.out.empty())
+    plan.quiet = true;
   return plan;
 }
 
@@ -203,7 +207,8 @@ RemoteResult& NoReply(Link& link, targets::Transport& transport, const proto::Fu
   if (!link.ended()) {
     // Silence: the target may be down or restarting.
     result.connect_failed = silent;
-    findings.push_back({"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
+    findings.push_back(
+        {"no-answer", 0, "no MPA Reply within " + std::to_string(options.reply_timeout.count()) + " ms"});
   } else if (twin.connected) {
     // A close is an answer (a Responder may refuse a Request it does not
     // accept, RFC 5044 §7.1.2) and, as the reference accepted the Request,
@@ -220,7 +225,8 @@ RemoteResult& NoReply(Link& link, targets::Transport& transport, const proto::Fu
 }
 
 // One write's answer: to its fence (or the close), else to settle ms of quiet.
-Bytes ReadAnswer(Link& link, const StepPlan& plan, FenceWatch& watch, const RemoteOptions& options, RemoteResult& result) {
+Bytes ReadAnswer(Link& link, const StepPlan& plan, FenceWatch& watch, const RemoteOptions& options,
+                 RemoteResult& result) {
   Bytes out;
   if (plan.fence || plan.close) {
     ++result.fenced_steps;
@@ -239,8 +245,9 @@ Bytes ReadAnswer(Link& link, const StepPlan& plan, FenceWatch& watch, const Remo
 }
 
 // The session's verdict against the fault-free twin: crash, hang or differential.
-void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers, std::optional<targets::IoStatus> ended_before_fin,
-           std::size_t step, const RemoteOptions& options, const SessionContext& ctx, RemoteResult& result) {
+void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers,
+           std::optional<targets::IoStatus> ended_before_fin, std::size_t step, const RemoteOptions& options,
+           const SessionContext& ctx, RemoteResult& result) {
   std::vector<Finding>& findings = result.oracles.findings;
   result.target_reaction = ReactionSummary(target_octets, ctx.profile, ctx.crc, markers);
   if (!options.differential || !twin.connected) return;
@@ -252,16 +259,20 @@ void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers, std::o
                                       [](const std::string& l) { return l.rfind("Terminate", 0) == 0; });
   const bool ended_early = ended_before_fin && !twin.closed() && !terminated;
   if (ended_early && *ended_before_fin != targets::IoStatus::kClosed) {
-    findings.push_back({"crash", step, std::string("connection ") + targets::IoStatusName(*ended_before_fin) +
-                                           " without a Terminate; the reference stays open"});
+    findings.push_back({"crash", step,
+                        std::string("connection ") + targets::IoStatusName(*ended_before_fin) +
+                            " without a Terminate; the reference stays open"});
   } else if (ended_early) {
-    findings.push_back({"crash", step, "connection closed without a Terminate before the suite's FIN; the reference stays open"});
+    findings.push_back(
+        {"crash", step, "connection closed without a Terminate before the suite's FIN; the reference stays open"});
   } else if (target_octets.empty() && !ref_octets.empty() && !ended_before_fin) {
-    findings.push_back({"hang", step, "no octets at all from the target; the reference answered " +
-                                          Joined(result.reference_reaction)});
+    findings.push_back(
+        {"hang", step,
+         "no octets at all from the target; the reference answered " + Joined(result.reference_reaction)});
   } else if (result.target_reaction != result.reference_reaction) {
-    findings.push_back({"differential", step, "target: " + Joined(result.target_reaction) +
-                                                  "; fault-free reference: " + Joined(result.reference_reaction)});
+    findings.push_back(
+        {"differential", step,
+         "target: " + Joined(result.target_reaction) + "; fault-free reference: " + Joined(result.reference_reaction)});
   }
 }
 
@@ -296,9 +307,9 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   }
   const SessionContext ctx = MakeSessionContext(s, request, reply.value(), adv.value());
   InvariantChecker checker(ctx.profile, ctx.crc, request.marker_required, ctx.markers_to_target);
-  Bytes target_octets(reply_octets.begin() + static_cast<std::ptrdiff_t>(
-                                                 std::min(reply_octets.size(), reply.value().EncodedSize())),
-                      reply_octets.end());
+  Bytes target_octets(
+      reply_octets.begin() + static_cast<std::ptrdiff_t>(std::min(reply_octets.size(), reply.value().EncodedSize())),
+      reply_octets.end());
   checker.Received(target_octets, 0, findings);
 
   if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);

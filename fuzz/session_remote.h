@@ -58,7 +58,7 @@ proto::FuzzSession FencedSession(const proto::FuzzSession& s);
 
 struct RemoteOptions {
   std::chrono::milliseconds connect_timeout{3000};
-  std::chrono::milliseconds reply_timeout{3000};   // MPA Reply
+  std::chrono::milliseconds reply_timeout{3000};  // MPA Reply
   // End each write's answer with a fence (see above). Off: every write
   // waits for `settle` of quiet, for targets that cannot answer a fence.
   bool fence = true;
@@ -67,7 +67,7 @@ struct RemoteOptions {
   // Quiet between the target's Reply and the first FPDU, as conform
   // --pause-after-reply (a target with siw's accept race, docs/reports/siw S7).
   std::chrono::milliseconds pause_after_reply{0};
-  std::size_t max_octets = 8u << 20;               // target octets kept per session
+  std::size_t max_octets = 8u << 20;  // target octets kept per session
   bool differential = true;
   // A session still writing after session_time (0: no cap) ends with a
   // `resource` finding; at run_deadline it ends as `cut`, without a verdict.
@@ -77,11 +77,11 @@ struct RemoteOptions {
 
 struct RemoteResult {
   OracleResult oracles;
-  bool connect_failed = false;  // refused / unreachable: the target may be restarting
-  bool cut = false;             // ended by run_deadline: no verdict
+  bool connect_failed = false;                                   // refused / unreachable: the target may be restarting
+  bool cut = false;                                              // ended by run_deadline: no verdict
   std::vector<std::string> target_reaction, reference_reaction;  // ReactionSummary lines
-  int fenced_steps = 0;  // writes whose answer a fence (or the close) ended
-  int settled_steps = 0;  // writes that waited for `settle` of quiet
+  int fenced_steps = 0;                                          // writes whose answer a fence (or the close) ended
+  int settled_steps = 0;                                         // writes that waited for `settle` of quiet
 };
 
 RemoteResult RunSessionRemote(const proto::FuzzSession& s, targets::TargetConnector& connector,

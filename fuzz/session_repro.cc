@@ -1,8 +1,8 @@
 #include "fuzz/session_repro.h"
 
+#include <google/protobuf/text_format.h>
 #include <algorithm>
 #include <cstdio>
-#include <google/protobuf/text_format.h>
 #include <memory>
 #include <optional>
 #include <set>
@@ -42,10 +42,9 @@ proto::Region CaseRegion(const proto::SessionMessage& m, const wire::Advertiseme
   if (m.region() == proto::REGION_UNSPECIFIED && m.region_index() != 0) {
     return RoleOf(adv, &adv.regions[(m.region_index() - 1) % adv.regions.size()]).value_or(proto::RW);
   }
-  const proto::Region role =
-      m.region() != proto::REGION_UNSPECIFIED
-          ? static_cast<proto::Region>((m.region() - 1) % wire::kRegionRoleCount + 1)
-          : static_cast<proto::Region>(static_cast<int>(DefaultRegionRole(m.type())) + 1);
+  const proto::Region role = m.region() != proto::REGION_UNSPECIFIED
+                                 ? static_cast<proto::Region>((m.region() - 1) % wire::kRegionRoleCount + 1)
+                                 : static_cast<proto::Region>(static_cast<int>(DefaultRegionRole(m.type())) + 1);
   if (wire::SelectRegion(adv, static_cast<wire::RegionRole>(role - 1))) return role;
   return RoleOf(adv, &adv.regions.front()).value_or(proto::RW);
 }
@@ -60,7 +59,9 @@ void TemplateFields(const proto::SessionMessage& m, uint32_t request_id, proto::
       set.set_terminate_error_code(wire::term::kRdmapLocalCatastrophic.error_code);
       break;
     case proto::IMMEDIATE_DATA:
-    case proto::IMMEDIATE_DATA_SE: set.set_immediate_data(uint64_t{m.payload_seed()} * 0x9e3779b97f4a7c15ull); break;
+    case proto::IMMEDIATE_DATA_SE:
+      set.set_immediate_data(uint64_t{m.payload_seed()} * 0x9e3779b97f4a7c15ull);
+      break;
     case proto::ATOMIC_FETCH_ADD:
     case proto::ATOMIC_CMP_SWAP: {
       const bool cas = m.type() == proto::ATOMIC_CMP_SWAP;
@@ -76,12 +77,15 @@ void TemplateFields(const proto::SessionMessage& m, uint32_t request_id, proto::
       set.set_original_request_identifier(request_id);
       set.set_original_remote_data_value(0);
       break;
-    case proto::FLUSH_REQUEST: set.set_flush_disposition_flags(wire::kFlushToPersistence); break;
+    case proto::FLUSH_REQUEST:
+      set.set_flush_disposition_flags(wire::kFlushToPersistence);
+      break;
     case proto::ATOMIC_WRITE_REQUEST:
       out.set_length(8);
       set.set_atomic_write_data(0x1122334455667788ull);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -146,7 +150,8 @@ void OverrideFields(const proto::SessionMessage& m, bool tagged_template, proto:
         set.set_terminate_r(o.terminate_mdr() & 1);
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -268,8 +273,8 @@ class CaseWriter {
   void Reaction(const Bytes& octets) {
     if (octets.empty()) return;
     if (!deframer_) {
-      deframer_.emplace(wire::MpaDeframerConfig{.crc_enabled = twin_.ctx.crc,
-                                                .markers_enabled = twin_.request.marker_required});
+      deframer_.emplace(
+          wire::MpaDeframerConfig{.crc_enabled = twin_.ctx.crc, .markers_enabled = twin_.request.marker_required});
     }
     std::vector<Bytes> ulpdus;
     (void)deframer_->Feed(octets, [&](const wire::MpaFpdu& f) { ulpdus.emplace_back(f.ulpdu.begin(), f.ulpdu.end()); });
@@ -328,7 +333,9 @@ class CaseWriter {
         m.set_type(proto::EventMatcher::IMMEDIATE_DATA_DELIVERED);
         m.set_immediate_data(ev.value().value);
         break;
-      default: m.set_type(proto::EventMatcher::COMPLETION_ERROR); break;
+      default:
+        m.set_type(proto::EventMatcher::COMPLETION_ERROR);
+        break;
     }
   }
 
@@ -381,9 +388,11 @@ proto::Case SessionToCase(const proto::FuzzSession& s, const ReproOptions& optio
   if (c.requirement().empty()) w.Requirement("R5040-6.1-02");
 
   std::string notes =
-      "Written by rdmapct from a fuzz session (" + (options.origin.empty() ? std::string("fuzz_session") : options.origin) +
+      "Written by rdmapct from a fuzz session (" +
+      (options.origin.empty() ? std::string("fuzz_session") : options.origin) +
       "). The expectations are what the fault-free reference target did with the same octets (the differential "
-      "oracle); the reference passes the conformance suite. Profile " + ProfileName(c.profile(0)) + ".";
+      "oracle); the reference passes the conformance suite. Profile " +
+      ProfileName(c.profile(0)) + ".";
   if (s.connection().target_crc_optional() || s.connection().target_markers()) {
     notes += " The session configured the target with" +
              std::string(s.connection().target_crc_optional() ? " CRC optional" : "") +
@@ -402,8 +411,8 @@ std::string CaseFileText(const proto::Case& c) {
   printer.PrintToString(file, &text);
   return "# proto-file: proto/case.proto\n# proto-message: rdmapct.proto.CaseFile\n#\n"
          "# A reproducer written by `rdmapct fuzz repro`. Replay it with\n"
-         "#   rdmapct conform --script THIS_FILE --profile " + ProfileName(c.profile(0)) + " --target ...\n\n" +
-         text;
+         "#   rdmapct conform --script THIS_FILE --profile " +
+         ProfileName(c.profile(0)) + " --target ...\n\n" + text;
 }
 
 }  // namespace rdmapct::fuzz

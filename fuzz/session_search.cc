@@ -38,12 +38,14 @@ proto::FuzzSession Draw(SessionMutator& m, const Pool& pool, const SearchOptions
 // flags, an Atomic Write with its length) must not be evicted by the
 // sessions grown from others.
 void Keep(SessionMutator& m, Pool& pool, proto::FuzzSession s, std::size_t capacity) {
-  if (pool.sessions.size() < pool.seeds + capacity) pool.sessions.push_back(std::move(s));
-  else pool.sessions[pool.seeds + m.Below(capacity)] = std::move(s);
+  if (pool.sessions.size() < pool.seeds + capacity)
+    pool.sessions.push_back(std::move(s));
+  else
+    pool.sessions[pool.seeds + m.Below(capacity)] = std::move(s);
 }
 
-void RunBatch(const SessionRun& run, const std::vector<proto::FuzzSession>& batch,
-              std::vector<OracleResult>& results, int jobs) {
+void RunBatch(const SessionRun& run, const std::vector<proto::FuzzSession>& batch, std::vector<OracleResult>& results,
+              int jobs) {
   results.assign(batch.size(), {});
   if (jobs <= 1 || batch.size() <= 1) {
     for (std::size_t k = 0; k < batch.size(); ++k) results[k] = run(batch[k]);

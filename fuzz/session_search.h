@@ -20,10 +20,10 @@ namespace rdmapct::fuzz {
 
 struct SearchOptions {
   uint64_t seed = 1;
-  int budget = 3000;                              // sessions at most
+  int budget = 3000;  // sessions at most
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  std::size_t pool = 512;                         // mutants kept
-  std::optional<wire::Profile> only_profile;      // seeds of one profile only
+  std::size_t pool = 512;                     // mutants kept
+  std::optional<wire::Profile> only_profile;  // seeds of one profile only
   // Sessions per batch. A batch is drawn from the pool as it stood before
   // the batch, run, and its results applied in order, so the session
   // stream and the findings depend on `batch` only, never on `jobs`.
@@ -34,7 +34,7 @@ struct SearchOptions {
   // from several threads at once (RunSessionOracles and RunSessionRemote
   // with a TcpConnector are).
   int jobs = 1;
-  const std::atomic<int>* stop = nullptr;        // set (SIGINT): no further session
+  const std::atomic<int>* stop = nullptr;  // set (SIGINT): no further session
 };
 
 using SessionRun = std::function<OracleResult(const proto::FuzzSession&)>;

@@ -15,9 +15,12 @@ std::string Lower(const std::string& s) {
 // The last message type each profile defines.
 proto::SessionMessageType LastType(proto::Profile p) {
   switch (p) {
-    case proto::RFC7306: return proto::ATOMIC_RESPONSE;
-    case proto::COMMIT: return proto::ATOMIC_WRITE_RESPONSE;
-    default: return proto::TERMINATE;
+    case proto::RFC7306:
+      return proto::ATOMIC_RESPONSE;
+    case proto::COMMIT:
+      return proto::ATOMIC_WRITE_RESPONSE;
+    default:
+      return proto::TERMINATE;
   }
 }
 
@@ -34,17 +37,24 @@ proto::SessionMessage Message(proto::SessionMessageType t) {
     case proto::SEND_INVALIDATE:
     case proto::SEND_SE:
     case proto::SEND_SE_INVALIDATE:
-    case proto::VERIFY_RESPONSE: m.set_payload_size(16); break;
+    case proto::VERIFY_RESPONSE:
+      m.set_payload_size(16);
+      break;
     case proto::READ_REQUEST:
-    case proto::FLUSH_REQUEST: m.set_length(128); break;
+    case proto::FLUSH_REQUEST:
+      m.set_length(128);
+      break;
     case proto::VERIFY_REQUEST:
       m.set_length(128);
       m.set_payload_size(32);
       break;
     case proto::ATOMIC_FETCH_ADD:
     case proto::ATOMIC_CMP_SWAP:
-    case proto::ATOMIC_WRITE_REQUEST: m.set_offset(8); break;
-    default: break;
+    case proto::ATOMIC_WRITE_REQUEST:
+      m.set_offset(8);
+      break;
+    default:
+      break;
   }
   m.set_payload_seed(static_cast<uint32_t>(t) + 1);
   return m;

@@ -27,7 +27,7 @@ struct TwinRun {
   wire::MpaStartupFrame request, reply;
   SessionContext ctx;
   std::vector<TwinWrite> writes;
-  wire::Bytes after_fin;         // what it sent after the suite's FIN
+  wire::Bytes after_fin;  // what it sent after the suite's FIN
   bool closed() const { return closed_at_setup || (!writes.empty() && writes.back().closed); }
 };
 

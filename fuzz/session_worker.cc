@@ -1,10 +1,10 @@
 #include "fuzz/session_worker.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -234,8 +234,9 @@ WorkerResult SessionWorker::Run(const proto::FuzzSession& s, std::optional<Clock
 
 // Waits for the child's answer, polling its RSS, the session's time, the
 // run's deadline and the stop flag; nullopt when the session was cut.
-std::optional<std::string> SessionWorker::Await(const Clock::time_point started, std::optional<Clock::time_point> deadline,
-                                                const std::atomic<int>* stop, WorkerResult& result) {
+std::optional<std::string> SessionWorker::Await(const Clock::time_point started,
+                                                std::optional<Clock::time_point> deadline, const std::atomic<int>* stop,
+                                                WorkerResult& result) {
   const std::string pid = std::to_string(pid_);
   std::string why;
   for (;;) {

@@ -15,8 +15,8 @@ void OracleFailure(const char* file, int line, const char* what) {
 }
 
 bool SameError(const wire::DecodeError& a, const wire::DecodeError& b) {
-  const bool same_field = a.field == b.field ||
-                          (a.field != nullptr && b.field != nullptr && std::strcmp(a.field, b.field) == 0);
+  const bool same_field =
+      a.field == b.field || (a.field != nullptr && b.field != nullptr && std::strcmp(a.field, b.field) == 0);
   return a.kind == b.kind && same_field && a.offset == b.offset && a.value == b.value;
 }
 

@@ -43,8 +43,8 @@ class Collector : public capture::CaptureDecodeSink {
     if (const auto& v = u.segment->rdmap; v && v->opcode_known) {
       c.opcode = v->opcode();
       if (const auto* t = std::get_if<wire::TerminateHeader>(&v->header)) c.terminate = t->code;
-      c.event_record = !v->ddp.header.tagged && v->ddp.header.queue_number == 0 &&
-                       wire::DecodeEventRecord(v->ulp_payload).ok();
+      c.event_record =
+          !v->ddp.header.tagged && v->ddp.header.queue_number == 0 && wire::DecodeEventRecord(v->ulp_payload).ok();
     }
     pending_.push_back(std::move(c));
   }
@@ -74,15 +74,27 @@ class Collector : public capture::CaptureDecodeSink {
   std::vector<Captured> pending_;
 };
 
-
 // proto Message.Type names as in case.proto, by opcode (proto/message_type.h
 // pairs them in code; rdmapct_replay links no protobuf, so the names are text).
 const char* TypeName(wire::Opcode op) {
-  static const char* const kNames[] = {
-      "RDMA_WRITE", "RDMA_READ_REQUEST", "RDMA_READ_RESPONSE", "SEND", "SEND_WITH_INVALIDATE", "SEND_WITH_SE",
-      "SEND_WITH_SE_AND_INVALIDATE", "TERMINATE", "IMMEDIATE_DATA", "IMMEDIATE_DATA_WITH_SE", "ATOMIC_REQUEST",
-      "ATOMIC_RESPONSE", "FLUSH_REQUEST", "FLUSH_RESPONSE", "VERIFY_REQUEST", "VERIFY_RESPONSE",
-      "ATOMIC_WRITE_REQUEST", "ATOMIC_WRITE_RESPONSE"};
+  static const char* const kNames[] = {"RDMA_WRITE",
+                                       "RDMA_READ_REQUEST",
+                                       "RDMA_READ_RESPONSE",
+                                       "SEND",
+                                       "SEND_WITH_INVALIDATE",
+                                       "SEND_WITH_SE",
+                                       "SEND_WITH_SE_AND_INVALIDATE",
+                                       "TERMINATE",
+                                       "IMMEDIATE_DATA",
+                                       "IMMEDIATE_DATA_WITH_SE",
+                                       "ATOMIC_REQUEST",
+                                       "ATOMIC_RESPONSE",
+                                       "FLUSH_REQUEST",
+                                       "FLUSH_RESPONSE",
+                                       "VERIFY_REQUEST",
+                                       "VERIFY_RESPONSE",
+                                       "ATOMIC_WRITE_REQUEST",
+                                       "ATOMIC_WRITE_RESPONSE"};
   static_assert(std::size(kNames) == wire::kOpcodeCount, "one case.proto Message.Type name per opcode");
   const auto i = static_cast<std::size_t>(op);
   return i < std::size(kNames) ? kNames[i] : "TYPE_UNSPECIFIED";
@@ -155,7 +167,8 @@ AsCaseResult CaptureAsCase(const std::string& path, const AsCaseOptions& options
     } else if (!c->event_record && c->opcode) {
       if (c->terminate) {
         char code[128];
-        std::snprintf(code, sizeof code, "accept { layer: 0x%x etype: 0x%x code: 0x%02x preferred: true } other_registered: MUST",
+        std::snprintf(code, sizeof code,
+                      "accept { layer: 0x%x etype: 0x%x code: 0x%02x preferred: true } other_registered: MUST",
                       c->terminate->layer, c->terminate->error_type, c->terminate->error_code);
         steps += Step("expect { terminate { " + std::string(code) + " } }", where + ": the captured Terminate");
         terminate_expected = true;
@@ -181,9 +194,10 @@ AsCaseResult CaptureAsCase(const std::string& path, const AsCaseOptions& options
   t += "  title: \"Replay of connection " + std::to_string(collector.index_) + " of " + stem + "\"\n";
   t += "  requirement: \"R5040-1.1-01\"\n";
   if (terminate_expected) t += "  requirement: \"R5040-7.1-02\"\n";
-  t += "  level: MUST\n  profile: " + std::string(options.profile == wire::Profile::kRfc5040   ? "RFC5040"
-                                                     : options.profile == wire::Profile::kRfc7306 ? "RFC7306"
-                                                                                                  : "COMMIT") +
+  t += "  level: MUST\n  profile: " +
+       std::string(options.profile == wire::Profile::kRfc5040   ? "RFC5040"
+                   : options.profile == wire::Profile::kRfc7306 ? "RFC7306"
+                                                                : "COMMIT") +
        "\n";
   t += "  tag: \"replay\"\n";
   t += "  step {\n    connect { crc: " + std::string(collector.crc_ ? "true" : "false") +

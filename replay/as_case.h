@@ -35,13 +35,13 @@ namespace rdmapct::replay {
 
 struct AsCaseOptions {
   wire::Profile profile = wire::Profile::kCommit;
-  std::optional<std::size_t> connection;   // default: the first iWARP connection
+  std::optional<std::size_t> connection;  // default: the first iWARP connection
 };
 
 struct AsCaseResult {
   bool ok = false;
-  std::string error;        // one line when !ok ("<file>: ...")
-  std::string textproto;    // the CaseFile
+  std::string error;      // one line when !ok ("<file>: ...")
+  std::string textproto;  // the CaseFile
   std::size_t connection = 0;
   std::size_t sends = 0, expects = 0;
 };

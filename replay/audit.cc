@@ -40,23 +40,23 @@ std::string CodeText(TerminateCode c) {
 struct Unit {
   CapturedUnit::Kind kind = CapturedUnit::Kind::kSegment;
   uint64_t offset = 0, length = 0, frame = 0, last_frame = 0;
-  wire::ByteSpan octets;            // the ULPDU (the decoder's octets, or `owned` once it waits)
+  wire::ByteSpan octets;  // the ULPDU (the decoder's octets, or `owned` once it waits)
   wire::Bytes owned;
   bool crc_bad = false, marker_bad = false;
   uint32_t received_crc = 0, computed_crc = 0;
-  std::optional<TerminateHeader> terminate;   // the ULPDU is a decoded Terminate
+  std::optional<TerminateHeader> terminate;  // the ULPDU is a decoded Terminate
   // Sender rules of RFC 5044 the receiver ignores (so the decoder accepts them).
-  uint8_t pad_nonzero = 0;          // the first non-zero PAD octet (0: all zero)
-  uint16_t marker_reserved = 0;     // a Marker's non-zero RESERVED field
-  std::optional<std::pair<uint16_t, uint16_t>> fpduptr_inexact;   // (received, expected)
-  uint8_t startup_res = 0;          // kStartupFrame: Res bits
+  uint8_t pad_nonzero = 0;                                       // the first non-zero PAD octet (0: all zero)
+  uint16_t marker_reserved = 0;                                  // a Marker's non-zero RESERVED field
+  std::optional<std::pair<uint16_t, uint16_t>> fpduptr_inexact;  // (received, expected)
+  uint8_t startup_res = 0;                                       // kStartupFrame: Res bits
 };
 
 // The Terminate one side owes, from the first violation its peer committed.
 struct Owed {
   Violation violation;
-  std::optional<TerminateHeader> model;   // the Terminate the reference model sends for it
-  uint64_t frame = 0;                     // where the offending octets were
+  std::optional<TerminateHeader> model;  // the Terminate the reference model sends for it
+  uint64_t frame = 0;                    // where the offending octets were
 };
 
 // One connection's two passive models. Units arrive per direction in
@@ -69,7 +69,8 @@ class ConnectionAuditor {
   ConnectionAuditor(const capture::ReassembledConnection& c, const capture::ConnectionFraming& cf,
                     const AuditOptions& options)
       : cf_(cf), options_(options), index_(c.index) {
-    for (int d = 0; d < 2; ++d) flow_[d] = c.directions[d].source.ToString() + " -> " + c.directions[d].destination.ToString();
+    for (int d = 0; d < 2; ++d)
+      flow_[d] = c.directions[d].source.ToString() + " -> " + c.directions[d].destination.ToString();
     summary_.index = c.index;
     summary_.client = c.client.ToString();
     summary_.server = c.server.ToString();
@@ -112,16 +113,16 @@ class ConnectionAuditor {
   ConnectionAudit summary_;
   std::vector<AuditFinding> findings_;
   std::array<std::deque<Unit>, 2> queue_;
-  std::array<uint64_t, 2> lowest_{};                   // no later unit of direction d ends before frame lowest_[d]
-  std::array<std::optional<uint64_t>, 2> startup_last_;   // last frame of direction d's startup frame
-  std::size_t waiting_ = 0;                            // octets in queue_
-  bool forced_ = false;                                // the cap made a unit go before its turn
+  std::array<uint64_t, 2> lowest_{};                     // no later unit of direction d ends before frame lowest_[d]
+  std::array<std::optional<uint64_t>, 2> startup_last_;  // last frame of direction d's startup frame
+  std::size_t waiting_ = 0;                              // octets in queue_
+  bool forced_ = false;                                  // the cap made a unit go before its turn
   bool set_up_ = false;
   bool first_fpdu_ = true;
-  std::array<std::unique_ptr<RdmapEndpoint>, 2> ep_;   // ep_[d] models the endpoint that sends direction d
-  std::array<std::optional<Owed>, 2> owed_;            // the Terminate the sender of direction d owes
-  std::array<bool, 2> terminated_{};                   // direction d carried a Terminate
-  std::array<bool, 2> spoke_after_owed_{};             // direction d sent a ULPDU while it owed a Terminate
+  std::array<std::unique_ptr<RdmapEndpoint>, 2> ep_;  // ep_[d] models the endpoint that sends direction d
+  std::array<std::optional<Owed>, 2> owed_;           // the Terminate the sender of direction d owes
+  std::array<bool, 2> terminated_{};                  // direction d carried a Terminate
+  std::array<bool, 2> spoke_after_owed_{};            // direction d sent a ULPDU while it owed a Terminate
   model::Reactions rx_, tx_;
 };
 
@@ -159,7 +160,8 @@ void ConnectionAuditor::Setup() {
   const capture::StartupFrameSeen& reply = cf_.startup[responder];
   if (!reply.frame || !reply.is_reply) return;
   wire::ByteSpan pd(reply.frame->private_data);
-  if (!wire::HasAdvertisementMagic(pd) && pd.size() > 4 && wire::HasAdvertisementMagic(pd.subspan(4))) pd = pd.subspan(4);
+  if (!wire::HasAdvertisementMagic(pd) && pd.size() > 4 && wire::HasAdvertisementMagic(pd.subspan(4)))
+    pd = pd.subspan(4);
   if (!wire::HasAdvertisementMagic(pd)) return;
   auto adv = wire::DecodeAdvertisement(pd);
   if (adv.ok()) ApplyAdvertisement(responder, adv.value());
@@ -171,12 +173,12 @@ void ConnectionAuditor::Setup() {
 void ConnectionAuditor::ApplyAdvertisement(int side, const wire::Advertisement& adv) {
   model::EndpointConfig ec = ep_[side]->config();
   if (adv.ird != 0) ec.ird = adv.ird;
-  ec.passive_assume_receives = false;   // the convention's buffers are posted once, never reposted
+  ec.passive_assume_receives = false;  // the convention's buffers are posted once, never reposted
   ep_[side] = std::make_unique<RdmapEndpoint>(ec);
   model::Resources& res = ep_[side]->resources();
-  std::vector<std::pair<uint16_t, uint32_t>> objects;   // memory object id -> model object
+  std::vector<std::pair<uint16_t, uint32_t>> objects;  // memory object id -> model object
   for (const wire::AdvertisedRegion& r : adv.regions) {
-    if (r.attributes & wire::kAttrDeregistered) continue;   // not known to the endpoint at all
+    if (r.attributes & wire::kAttrDeregistered) continue;  // not known to the endpoint at all
     auto it = std::find_if(objects.begin(), objects.end(), [&](const auto& o) { return o.first == r.memory_object; });
     if (it == objects.end()) {
       uint64_t size = 0;
@@ -197,7 +199,7 @@ void ConnectionAuditor::ApplyAdvertisement(int side, const wire::Advertisement& 
 void ConnectionAuditor::Push(int d, Unit u) {
   if (u.kind == CapturedUnit::Kind::kStartupFrame && !startup_last_[d]) startup_last_[d] = u.last_frame;
   if (queue_[0].empty() && queue_[1].empty() && Ready(d, u.last_frame)) {
-    Process(d, u);   // its turn already: audited from the decoder's octets, no copy
+    Process(d, u);  // its turn already: audited from the decoder's octets, no copy
     return;
   }
   if (u.octets.data() != u.owned.data()) {
@@ -227,7 +229,7 @@ void ConnectionAuditor::Drain() {
       if (!queue_[d].empty() && Ready(d, queue_[d].front().last_frame)) s = d;
     }
     if (s < 0 && waiting_ > options_.reassembly.max_out_of_order) {
-      forced_ = true;   // the other direction holds back too long: audit in decoding order
+      forced_ = true;  // the other direction holds back too long: audit in decoding order
       s = queue_[0].empty() ? 1 : 0;
     }
     if (s < 0) return;
@@ -318,8 +320,7 @@ void ConnectionAuditor::MpaSenderRules(int s, const Unit& u) {
     Add(s, u.frame, u.offset, "R5044-4.2-02", "mpa-marker-reserved", std::string(b) + "; expected 0");
   }
   if (u.fpduptr_inexact) {
-    std::snprintf(b, sizeof b, "FPDUPTR 0x%04x; expected 0x%04x", u.fpduptr_inexact->first,
-                  u.fpduptr_inexact->second);
+    std::snprintf(b, sizeof b, "FPDUPTR 0x%04x; expected 0x%04x", u.fpduptr_inexact->first, u.fpduptr_inexact->second);
     Add(s, u.frame, u.offset, "R5044-4.3-05", "mpa-fpduptr", b);
   }
 }
@@ -359,7 +360,7 @@ void ConnectionAuditor::Segment(int s, const Unit& u) {
   bool receiver_rule = false;
   for (const Violation& v : rx_.violations()) {
     const bool optional = OptionalRequesterCheck(v.kind);
-    if (optional && sender_rule) continue;   // the sender's own rule says it better
+    if (optional && sender_rule) continue;  // the sender's own rule says it better
     receiver_rule = receiver_rule || !optional;
     std::string detail = v.detail;
     if (!rx_.segments().empty() && !owed_[r] && !terminated_[r]) {
@@ -403,7 +404,7 @@ void ConnectionAuditor::BadFpdu(int s, const Unit& u) {
 // of the first violation it received, with the M/D/R shape of Figure 10.
 void ConnectionAuditor::CheckTerminate(int s, const Unit& u, const TerminateHeader& t) {
   terminated_[s] = true;
-  if (!owed_[s]) return;   // a ULP abort, or an error this audit cannot see: nothing to compare
+  if (!owed_[s]) return;  // a ULP abort, or an error this audit cannot see: nothing to compare
   const Owed e = std::move(*owed_[s]);
   owed_[s].reset();
   const TerminateRule& rule = model::RuleFor(e.violation.kind);
@@ -413,8 +414,8 @@ void ConnectionAuditor::CheckTerminate(int s, const Unit& u, const TerminateHead
     std::string id = rule.requirement_ids;
     id = id.substr(0, id.find(' '));
     Add(s, u.frame, u.offset, id, "terminate-code",
-        "Terminate " + CodeText(t.code) + " for " + rule.name + " in frame " + std::to_string(e.frame) +
-            "; expected " + accept);
+        "Terminate " + CodeText(t.code) + " for " + rule.name + " in frame " + std::to_string(e.frame) + "; expected " +
+            accept);
   }
   CheckTerminateShape(s, u, t, e);
 }
@@ -467,8 +468,8 @@ void ConnectionAuditor::Finish(const capture::ReassembledConnection& c) {
     const TerminateRule& rule = model::RuleFor(e.violation.kind);
     const TerminateCode code = e.model ? e.model->code : model::ChosenCode(e.violation.kind, {});
     Add(d, 0, c.directions[d].end(), "R5040-7.1-02", "terminate-missing",
-        "no Terminate sent after the peer's " + std::string(rule.name) + " in frame " + std::to_string(e.frame) +
-            " (" + e.violation.detail + "); expected a Terminate " + CodeText(code));
+        "no Terminate sent after the peer's " + std::string(rule.name) + " in frame " + std::to_string(e.frame) + " (" +
+            e.violation.detail + "); expected a Terminate " + CodeText(code));
   }
 }
 
@@ -517,15 +518,15 @@ class AuditSink : public capture::CaptureStreamSink {
     auditors_[c.index] = std::make_unique<ConnectionAuditor>(c, cf, options_);
   }
   void OnUnit(const CapturedUnit& cu) override {
-    if (cu.kind == CapturedUnit::Kind::kError) return;   // CRC/Marker: seen on the segment itself
-    if (cu.connection >= auditors_.size() || !auditors_[cu.connection]) return;   // none come after the close
+    if (cu.kind == CapturedUnit::Kind::kError) return;  // CRC/Marker: seen on the segment itself
+    if (cu.connection >= auditors_.size() || !auditors_[cu.connection]) return;  // none come after the close
     ConnectionAuditor& a = *auditors_[cu.connection];
     waiting_ -= a.waiting();
     a.Push(cu.direction, FromCaptured(cu));
     Count(a);
   }
   void OnProgress(std::size_t c, const std::array<uint64_t, 2>& lowest) override {
-    if (c >= auditors_.size() || !auditors_[c]) return;   // closed already
+    if (c >= auditors_.size() || !auditors_[c]) return;  // closed already
     ConnectionAuditor& a = *auditors_[c];
     waiting_ -= a.waiting();
     a.Progress(lowest);
@@ -577,8 +578,8 @@ class AuditSink : public capture::CaptureStreamSink {
   const AuditOptions& options_;
   AuditReport& report_;
   std::vector<std::unique_ptr<ConnectionAuditor>> auditors_;
-  std::map<std::size_t, AuditReport> done_;   // closed connections' results, until OnConnectionEnd
-  std::size_t waiting_ = 0, peak_waiting_ = 0;   // ULPDU octets waiting for their turn, all connections
+  std::map<std::size_t, AuditReport> done_;     // closed connections' results, until OnConnectionEnd
+  std::size_t waiting_ = 0, peak_waiting_ = 0;  // ULPDU octets waiting for their turn, all connections
 };
 
 capture::CaptureStreamOptions StreamOptions(const AuditOptions& options) {
@@ -620,7 +621,7 @@ std::size_t SegmentAudit::buffered_octets() const { return impl_->decoder.buffer
 AuditReport SegmentAudit::Finish() {
   capture::CaptureReadSummary read;
   read.opened = true;
-  read.link_type = 1;   // DLT_EN10MB: the segments were handed in
+  read.link_type = 1;  // DLT_EN10MB: the segments were handed in
   const capture::CaptureDecodeSummary summary = impl_->decoder.Finish(read);
   TakeSummary(summary, impl_->sink.peak_waiting(), impl_->report);
   return std::move(impl_->report);

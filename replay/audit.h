@@ -30,10 +30,10 @@
 // known and checked. This layer does no printing; the CLI prints.
 #pragma once
 
-#include <atomic>
-#include <memory>
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,7 +45,7 @@ namespace rdmapct::replay {
 
 struct AuditOptions {
   wire::Profile profile = wire::Profile::kCommit;
-  std::optional<std::size_t> connection;   // audit only this connection
+  std::optional<std::size_t> connection;  // audit only this connection
   // Also the cap on ULPDU octets waiting per connection for their turn in
   // capture order (max_out_of_order; beyond it, a warning and decoding order).
   capture::ReassemblyOptions reassembly;
@@ -55,38 +55,38 @@ struct AuditOptions {
 // One protocol violation.
 struct AuditFinding {
   std::size_t connection = 0;
-  int direction = 0;               // whose octets broke the rule: 0 client -> server, 1 server -> client
-  std::string direction_name;      // "Initiator -> Responder", ...
-  std::string flow;                // "10.0.0.1:49152 -> 10.0.0.2:5040" (that direction)
-  uint64_t capture_frame = 0;      // where the offending octets start (0: none)
-  uint64_t offset = 0;             // their TCP stream offset in that direction
-  std::string requirement;         // requirements.tsv id
-  std::string check;               // kebab-case: a model::ViolationKindName or an audit check
-  std::string detail;              // one line: what was seen, and what was expected
+  int direction = 0;           // whose octets broke the rule: 0 client -> server, 1 server -> client
+  std::string direction_name;  // "Initiator -> Responder", ...
+  std::string flow;            // "10.0.0.1:49152 -> 10.0.0.2:5040" (that direction)
+  uint64_t capture_frame = 0;  // where the offending octets start (0: none)
+  uint64_t offset = 0;         // their TCP stream offset in that direction
+  std::string requirement;     // requirements.tsv id
+  std::string check;           // kebab-case: a model::ViolationKindName or an audit check
+  std::string detail;          // one line: what was seen, and what was expected
 };
 
 struct ConnectionAudit {
   std::size_t index = 0;
-  std::string client, server;      // "addr:port"
+  std::string client, server;  // "addr:port"
   bool iwarp = false;
-  std::optional<int> initiator;    // direction the MPA Initiator sends
-  std::array<uint64_t, 2> segments{};   // ULPDUs audited per direction
-  std::array<uint64_t, 2> octets{};     // stream octets per direction
-  bool advertisement = false;      // the Responder's resources were known from its Advertisement
+  std::optional<int> initiator;        // direction the MPA Initiator sends
+  std::array<uint64_t, 2> segments{};  // ULPDUs audited per direction
+  std::array<uint64_t, 2> octets{};    // stream octets per direction
+  bool advertisement = false;          // the Responder's resources were known from its Advertisement
   uint64_t findings = 0;
 };
 
 struct AuditReport {
-  capture::CaptureReadSummary read;   // read.opened false: nothing read (read.error says why)
+  capture::CaptureReadSummary read;  // read.opened false: nothing read (read.error says why)
   bool link_type_supported = true;
-  bool connection_missing = false;    // options.connection names no connection
+  bool connection_missing = false;  // options.connection names no connection
   std::size_t tcp_connections = 0;
   std::vector<ConnectionAudit> connections;   // the iWARP ones audited
-  std::vector<AuditFinding> findings;          // in capture order per connection
-  std::vector<capture::CaptureIssue> issues;   // the capture layer's warnings and errors
-  uint64_t octets = 0;                // stream octets of the audited connections
-  uint64_t segments = 0;              // ULPDUs audited
-  bool interrupted = false;           // options.stop was set: the audit covers part of the capture
+  std::vector<AuditFinding> findings;         // in capture order per connection
+  std::vector<capture::CaptureIssue> issues;  // the capture layer's warnings and errors
+  uint64_t octets = 0;                        // stream octets of the audited connections
+  uint64_t segments = 0;                      // ULPDUs audited
+  bool interrupted = false;                   // options.stop was set: the audit covers part of the capture
   // The most octets held at once: for TCP reassembly and MPA decoding
   // (capture::CaptureDecodeSummary::peak_buffered_octets), and ULPDUs
   // waiting for their turn in capture order.

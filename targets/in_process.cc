@@ -11,12 +11,13 @@ std::string DescribeReferenceConfig(const ReferenceTargetConfig& config) {
     if (!faults.empty()) faults += ",";
     faults += f.name;
   }
-  return "profile " + std::string(wire::ProfileName(config.profile)) +
-         ", fault: " + (faults.empty() ? "none" : faults);
+  return "profile " + std::string(wire::ProfileName(config.profile)) + ", fault: " + (faults.empty() ? "none" : faults);
 }
 
 InProcessTransport::InProcessTransport(std::shared_ptr<ReferenceTarget> target, std::string peer, bool initiator)
-    : target_(std::move(target)), reference_(initiator ? target_->Connect() : target_->Accept()), peer_(std::move(peer)) {
+    : target_(std::move(target)),
+      reference_(initiator ? target_->Connect() : target_->Accept()),
+      peer_(std::move(peer)) {
   if (initiator) reference_->Start(queue_);
 }
 
@@ -37,8 +38,7 @@ IoStatus InProcessTransport::Write(wire::ByteSpan bytes) {
   }
   if (reference_->closed()) return IoStatus::kClosed;
   if (queued() > kMaxBacklog) {
-    last_error_ = "the target is not reading: " + std::to_string(queued()) +
-                  " octets wait for the suite";
+    last_error_ = "the target is not reading: " + std::to_string(queued()) + " octets wait for the suite";
     return IoStatus::kTimeout;
   }
   // Octets after the target's FIN are still consumed (TCP half-close): a
@@ -47,8 +47,7 @@ IoStatus InProcessTransport::Write(wire::ByteSpan bytes) {
   return IoStatus::kOk;
 }
 
-IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes,
-                                  std::chrono::milliseconds timeout) {
+IoStatus InProcessTransport::Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) {
   if (aborted_) {
     last_error_ = "read after Abort()";
     return IoStatus::kError;
@@ -96,11 +95,9 @@ void InProcessTransport::Abort() {
   head_ = 0;
 }
 
-InProcessConnector::InProcessConnector(std::shared_ptr<ReferenceTarget> target)
-    : target_(std::move(target)) {}
+InProcessConnector::InProcessConnector(std::shared_ptr<ReferenceTarget> target) : target_(std::move(target)) {}
 
-std::unique_ptr<Transport> InProcessConnector::Connect(std::chrono::milliseconds /*timeout*/,
-                                                       std::string& error) {
+std::unique_ptr<Transport> InProcessConnector::Connect(std::chrono::milliseconds /*timeout*/, std::string& error) {
   if (!target_->config_error().empty()) {
     error = "reference target misconfigured: " + target_->config_error();
     return nullptr;
@@ -108,8 +105,7 @@ std::unique_ptr<Transport> InProcessConnector::Connect(std::chrono::milliseconds
   return std::make_unique<InProcessTransport>(target_, Describe());
 }
 
-std::unique_ptr<Transport> InProcessConnector::Accept(std::chrono::milliseconds /*timeout*/,
-                                                      std::string& error) {
+std::unique_ptr<Transport> InProcessConnector::Accept(std::chrono::milliseconds /*timeout*/, std::string& error) {
   if (!target_->config_error().empty()) {
     error = "reference target misconfigured: " + target_->config_error();
     return nullptr;

@@ -38,8 +38,7 @@ class InProcessTransport : public Transport {
   // queue is drained; kTimeout otherwise (immediately, see above; an
   // Initiator waiting for its Reply gives up, closing, when its timer falls
   // within the suite's accumulated waits); kError after Abort().
-  IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
-                std::chrono::milliseconds timeout) override;
+  IoStatus Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) override;
   void ShutdownWrite() override;
   void Abort() override;
   std::string last_error() const override { return last_error_; }
@@ -55,7 +54,7 @@ class InProcessTransport : public Transport {
   std::unique_ptr<ReferenceTargetConnection> reference_;
   std::string peer_;
   std::string last_error_;
-  wire::Bytes queue_;       // target -> suite octets; [head_, end) not yet read
+  wire::Bytes queue_;  // target -> suite octets; [head_, end) not yet read
   std::size_t head_ = 0;
   bool write_shut_ = false;
   std::chrono::steady_clock::time_point waited_until_{};  // the furthest instant a Read waited for
@@ -68,8 +67,7 @@ class InProcessTransport : public Transport {
 class InProcessConnector : public TargetConnector {
  public:
   explicit InProcessConnector(std::shared_ptr<ReferenceTarget> target);
-  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout,
-                                     std::string& error) override;
+  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout, std::string& error) override;
   // "in-process reference (profile rfc5040, fault: none)"
   std::string Describe() const override;
   // The target opens a connection as MPA Initiator (convention §10).

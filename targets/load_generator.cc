@@ -240,8 +240,7 @@ bool LoadConnection::Poll(milliseconds timeout, std::string& error) {
   if (st == IoStatus::kTimeout) return true;
   if (st == IoStatus::kOk) return Pump(in_, error);
   error = std::string("the target ") + (st == IoStatus::kClosed ? "closed" : "reset") +
-          " the connection before the initiator did" +
-          (st == IoStatus::kError ? " (" + t_->last_error() + ")" : "");
+          " the connection before the initiator did" + (st == IoStatus::kError ? " (" + t_->last_error() + ")" : "");
   return false;
 }
 
@@ -257,11 +256,10 @@ bool LoadConnection::Close(std::string& error) {
       if (!Pump(in_, error)) return false;
       continue;
     }
-    error = st == IoStatus::kTimeout
-                ? "the target did not close within " + std::to_string(o_.io_timeout.count()) +
-                      " ms of the initiator's FIN"
-                : std::string("the target ended the connection with ") + IoStatusName(st) +
-                      " instead of a FIN";
+    error =
+        st == IoStatus::kTimeout
+            ? "the target did not close within " + std::to_string(o_.io_timeout.count()) + " ms of the initiator's FIN"
+            : std::string("the target ended the connection with ") + IoStatusName(st) + " instead of a FIN";
     return false;
   }
   closed_ = true;
@@ -303,8 +301,8 @@ const wire::AdvertisedRegion* WriteRegion(const wire::Advertisement& adv, std::s
 }
 
 // The encoded Write of each whole-message slot of `r`, in order.
-bool EncodeWriteSlots(const Shared& s, const wire::AdvertisedRegion& r, bool crc,
-                      std::vector<wire::Bytes>& slots, std::string& error) {
+bool EncodeWriteSlots(const Shared& s, const wire::AdvertisedRegion& r, bool crc, std::vector<wire::Bytes>& slots,
+                      std::string& error) {
   const std::size_t size = s.options.message_size;
   const std::size_t n = std::min<std::size_t>(r.length / size, kMaxWriteSlots);
   slots.assign(n, {});
@@ -338,8 +336,7 @@ struct ReadBack {
       return false;
     }
     const wire::DdpSegmentHeader& h = v.ddp.header;
-    if (h.stag != kSinkStag || h.tagged_offset > data.size() ||
-        data.size() - h.tagged_offset < v.ulp_payload.size()) {
+    if (h.stag != kSinkStag || h.tagged_offset > data.size() || data.size() - h.tagged_offset < v.ulp_payload.size()) {
       error = "a Read Response to STag " + HexValue(h.stag, 8) + " TO " + HexValue(h.tagged_offset, 16) +
               " outside the " + std::to_string(data.size()) + " octets requested";
       return false;
@@ -352,8 +349,8 @@ struct ReadBack {
 };
 
 // Reads back the slot at `to` of `r` and compares it with the payload.
-bool ReadBackLastWrite(Shared& s, LoadConnection& c, ReadBack& rb, const wire::AdvertisedRegion& r,
-                       uint64_t to, std::string& error) {
+bool ReadBackLastWrite(Shared& s, LoadConnection& c, ReadBack& rb, const wire::AdvertisedRegion& r, uint64_t to,
+                       std::string& error) {
   const std::size_t size = s.options.message_size;
   rb.data.assign(size, 0);
   rb.armed = true;
@@ -385,8 +382,8 @@ bool ReadBackLastWrite(Shared& s, LoadConnection& c, ReadBack& rb, const wire::A
 
 // Sends Writes until the budget or the time is used up; the TO of the last
 // one in `last_to`.
-bool SendWrites(Shared& s, LoadConnection& c, const std::vector<wire::Bytes>& slots,
-                const wire::AdvertisedRegion& r, uint64_t& sent, uint64_t& last_to, std::string& error) {
+bool SendWrites(Shared& s, LoadConnection& c, const std::vector<wire::Bytes>& slots, const wire::AdvertisedRegion& r,
+                uint64_t& sent, uint64_t& last_to, std::string& error) {
   std::size_t next = 0;
   wire::Bytes batch;
   while (const uint64_t n = s.Claim(s.options.batch)) {
@@ -410,8 +407,8 @@ void RunWriteWorker(Shared& s) {
   }
   const wire::AdvertisedRegion* r = WriteRegion(c.advertisement(), s.options.message_size);
   if (r == nullptr) {
-    return s.Fail("the Advertisement has no rw or wo region of at least " +
-                  std::to_string(s.options.message_size) + " octets");
+    return s.Fail("the Advertisement has no rw or wo region of at least " + std::to_string(s.options.message_size) +
+                  " octets");
   }
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -486,8 +483,8 @@ bool RunSendConnection(Shared& s, uint64_t& hint) {
   const wire::Advertisement& adv = c.advertisement();
   if (adv.receive_buffer_count == 0 || adv.receive_buffer_size < s.options.message_size) {
     s.Fail("the target posts " + std::to_string(adv.receive_buffer_count) + " receive buffer(s) of " +
-           std::to_string(adv.receive_buffer_size) + " octets: no room for " +
-           std::to_string(s.options.message_size) + "-octet Sends");
+           std::to_string(adv.receive_buffer_size) + " octets: no room for " + std::to_string(s.options.message_size) +
+           "-octet Sends");
     return false;
   }
   if (hint == 0) n = s.Claim(adv.receive_buffer_count);
@@ -524,8 +521,8 @@ bool SendAndClose(Shared& s, LoadConnection& c, uint64_t n, const EventChecker& 
     return false;
   }
   if (events.next - 1 != n) {
-    error = "the target sent " + std::to_string(events.next - 1) + " Event Record(s) for " + std::to_string(n) +
-            " Sends";
+    error =
+        "the target sent " + std::to_string(events.next - 1) + " Event Record(s) for " + std::to_string(n) + " Sends";
     return false;
   }
   return true;

@@ -74,16 +74,16 @@ struct LoadOptions {
 };
 
 struct LoadResult {
-  std::string error;                  // the first error; empty: the run was clean
-  std::uint64_t messages = 0;         // on connections that ended cleanly
-  std::uint64_t payload_octets = 0;   // messages * message_size
-  std::uint64_t wire_octets = 0;      // every octet sent on those connections (Request, FPDUs)
-  std::uint64_t connections = 0;      // connections that ended cleanly
-  std::uint64_t events = 0;           // Event Records received and checked (Sends)
-  std::uint64_t read_backs = 0;       // Write connections whose last Write was read back intact
-  std::optional<bool> crc;            // CRC use the connections negotiated
+  std::string error;                                   // the first error; empty: the run was clean
+  std::uint64_t messages = 0;                          // on connections that ended cleanly
+  std::uint64_t payload_octets = 0;                    // messages * message_size
+  std::uint64_t wire_octets = 0;                       // every octet sent on those connections (Request, FPDUs)
+  std::uint64_t connections = 0;                       // connections that ended cleanly
+  std::uint64_t events = 0;                            // Event Records received and checked (Sends)
+  std::uint64_t read_backs = 0;                        // Write connections whose last Write was read back intact
+  std::optional<bool> crc;                             // CRC use the connections negotiated
   std::optional<wire::AdvertisedRegion> write_region;  // the region Writes went to
-  std::chrono::nanoseconds elapsed{0};  // first connect to last close
+  std::chrono::nanoseconds elapsed{0};                 // first connect to last close
 
   bool ok() const { return error.empty(); }
   double MessagesPerSecond() const;

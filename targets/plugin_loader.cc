@@ -45,18 +45,15 @@ class PluginLibrary {
 
   // Resolves every required symbol and checks the ABI version.
   bool Bind(std::string& error) {
-    bool ok = Sym("rdmapct_plugin_abi_version", api_.abi_version, error) &&
-              Sym("rdmapct_plugin_open", api_.open, error) &&
-              Sym("rdmapct_plugin_close_target", api_.close_target, error) &&
-              Sym("rdmapct_plugin_connect", api_.connect, error) &&
-              Sym("rdmapct_plugin_write", api_.write, error) &&
-              Sym("rdmapct_plugin_read", api_.read, error) &&
-              Sym("rdmapct_plugin_shutdown_write", api_.shutdown_write, error) &&
-              Sym("rdmapct_plugin_close", api_.close, error) &&
-              Sym("rdmapct_plugin_last_error", api_.last_error, error);
+    bool ok =
+        Sym("rdmapct_plugin_abi_version", api_.abi_version, error) && Sym("rdmapct_plugin_open", api_.open, error) &&
+        Sym("rdmapct_plugin_close_target", api_.close_target, error) &&
+        Sym("rdmapct_plugin_connect", api_.connect, error) && Sym("rdmapct_plugin_write", api_.write, error) &&
+        Sym("rdmapct_plugin_read", api_.read, error) &&
+        Sym("rdmapct_plugin_shutdown_write", api_.shutdown_write, error) &&
+        Sym("rdmapct_plugin_close", api_.close, error) && Sym("rdmapct_plugin_last_error", api_.last_error, error);
     if (!ok) return false;
-    api_.peek_memory = reinterpret_cast<rdmapct_plugin_peek_memory_fn>(
-        dlsym(handle_, "rdmapct_plugin_peek_memory"));
+    api_.peek_memory = reinterpret_cast<rdmapct_plugin_peek_memory_fn>(dlsym(handle_, "rdmapct_plugin_peek_memory"));
     const uint32_t version = api_.abi_version();
     if (version != RDMAPCT_PLUGIN_ABI_VERSION) {
       error = "plugin " + path_ + " implements target plugin ABI " + std::to_string(version) +
@@ -104,8 +101,7 @@ class PluginLibrary {
 
 // ---------------------------------------------------------------------------
 
-PluginTransport::PluginTransport(std::shared_ptr<PluginLibrary> library, rdmapct_plugin_conn* conn,
-                                 std::string peer)
+PluginTransport::PluginTransport(std::shared_ptr<PluginLibrary> library, rdmapct_plugin_conn* conn, std::string peer)
     : library_(std::move(library)), conn_(conn), peer_(std::move(peer)) {}
 
 PluginTransport::~PluginTransport() {
@@ -114,10 +110,14 @@ PluginTransport::~PluginTransport() {
 
 IoStatus PluginTransport::Status(int s, const char* call) {
   switch (s) {
-    case RDMAPCT_IO_OK: return IoStatus::kOk;
-    case RDMAPCT_IO_WOULD_BLOCK: return IoStatus::kTimeout;
-    case RDMAPCT_IO_CLOSED: return IoStatus::kClosed;
-    case RDMAPCT_IO_RESET: return IoStatus::kReset;
+    case RDMAPCT_IO_OK:
+      return IoStatus::kOk;
+    case RDMAPCT_IO_WOULD_BLOCK:
+      return IoStatus::kTimeout;
+    case RDMAPCT_IO_CLOSED:
+      return IoStatus::kClosed;
+    case RDMAPCT_IO_RESET:
+      return IoStatus::kReset;
     case RDMAPCT_IO_ERROR:
       last_error_ = std::string(call) + ": " + library_->LastError();
       return IoStatus::kError;
@@ -140,8 +140,7 @@ IoStatus PluginTransport::Write(wire::ByteSpan bytes) {
   return Status(s, "rdmapct_plugin_write");
 }
 
-IoStatus PluginTransport::Read(wire::Bytes& out, std::size_t max_bytes,
-                               std::chrono::milliseconds timeout) {
+IoStatus PluginTransport::Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) {
   if (conn_ == nullptr) {
     last_error_ = "read after Abort()";
     return IoStatus::kError;
@@ -179,8 +178,7 @@ void PluginTransport::Abort() {
   conn_ = nullptr;
 }
 
-bool PluginTransport::PeekMemory(uint32_t stag, uint64_t tagged_offset, std::size_t length,
-                                 wire::Bytes& out) {
+bool PluginTransport::PeekMemory(uint32_t stag, uint64_t tagged_offset, std::size_t length, wire::Bytes& out) {
   if (library_->api().peek_memory == nullptr) {
     last_error_ = "the plugin has no rdmapct_plugin_peek_memory";
     return false;
@@ -199,8 +197,7 @@ bool PluginTransport::PeekMemory(uint32_t stag, uint64_t tagged_offset, std::siz
 
 // ---------------------------------------------------------------------------
 
-std::unique_ptr<PluginConnector> PluginConnector::Load(const std::string& path,
-                                                       const std::string& config,
+std::unique_ptr<PluginConnector> PluginConnector::Load(const std::string& path, const std::string& config,
                                                        std::string& error) {
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -213,11 +210,9 @@ std::unique_ptr<PluginConnector> PluginConnector::Load(const std::string& path,
   return std::unique_ptr<PluginConnector>(new PluginConnector(std::move(library)));
 }
 
-PluginConnector::PluginConnector(std::shared_ptr<PluginLibrary> library)
-    : library_(std::move(library)) {}
+PluginConnector::PluginConnector(std::shared_ptr<PluginLibrary> library) : library_(std::move(library)) {}
 
-std::unique_ptr<Transport> PluginConnector::Connect(std::chrono::milliseconds /*timeout*/,
-                                                    std::string& error) {
+std::unique_ptr<Transport> PluginConnector::Connect(std::chrono::milliseconds /*timeout*/, std::string& error) {
   rdmapct_plugin_conn* conn = library_->api().connect(library_->target());
   if (conn == nullptr) {
     error = "plugin " + library_->path() + " refused a connection: " + library_->LastError();

@@ -19,16 +19,14 @@ class PluginLibrary;
 
 class PluginTransport : public Transport {
  public:
-  PluginTransport(std::shared_ptr<PluginLibrary> library, rdmapct_plugin_conn* conn,
-                  std::string peer);
+  PluginTransport(std::shared_ptr<PluginLibrary> library, rdmapct_plugin_conn* conn, std::string peer);
   ~PluginTransport() override;
 
   IoStatus Write(wire::ByteSpan bytes) override;
   // Polls the plugin's non-blocking read with short sleeps until `timeout`,
   // so an asynchronous plugin gets the whole deadline and a synchronous one
   // costs no wait when it has data.
-  IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
-                std::chrono::milliseconds timeout) override;
+  IoStatus Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) override;
   void ShutdownWrite() override;
   void Abort() override;
   std::string last_error() const override { return last_error_; }
@@ -53,11 +51,9 @@ class PluginConnector : public TargetConnector {
   // Loads `path` and opens its target with `config`; nullptr with a
   // one-line reason (missing file, missing symbol, ABI version mismatch,
   // the plugin's own open error) in `error`.
-  static std::unique_ptr<PluginConnector> Load(const std::string& path, const std::string& config,
-                                               std::string& error);
+  static std::unique_ptr<PluginConnector> Load(const std::string& path, const std::string& config, std::string& error);
 
-  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout,
-                                     std::string& error) override;
+  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout, std::string& error) override;
   // "plugin /path/lib.so (config: profile=rfc7306)"
   std::string Describe() const override;
 

@@ -20,11 +20,16 @@ using wire::CompletionStatus;
 // A Send variant's opcode, or nullopt for the other types.
 std::optional<wire::Opcode> SendOpcode(CommandType t) {
   switch (t) {
-    case CommandType::kSend: return wire::Opcode::kSend;
-    case CommandType::kSendWithSe: return wire::Opcode::kSendWithSe;
-    case CommandType::kSendWithInvalidate: return wire::Opcode::kSendWithInvalidate;
-    case CommandType::kSendWithSeAndInvalidate: return wire::Opcode::kSendWithSeAndInvalidate;
-    default: return std::nullopt;
+    case CommandType::kSend:
+      return wire::Opcode::kSend;
+    case CommandType::kSendWithSe:
+      return wire::Opcode::kSendWithSe;
+    case CommandType::kSendWithInvalidate:
+      return wire::Opcode::kSendWithInvalidate;
+    case CommandType::kSendWithSeAndInvalidate:
+      return wire::Opcode::kSendWithSeAndInvalidate;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -32,13 +37,19 @@ std::optional<wire::Opcode> SendOpcode(CommandType t) {
 // command completes when it is handed to the LLP).
 std::optional<UlpEventKind> CompletionKind(CommandType t) {
   switch (t) {
-    case CommandType::kRdmaRead: return UlpEventKind::kReadCompleted;
+    case CommandType::kRdmaRead:
+      return UlpEventKind::kReadCompleted;
     case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap: return UlpEventKind::kAtomicCompleted;
-    case CommandType::kFlush: return UlpEventKind::kFlushCompleted;
-    case CommandType::kVerify: return UlpEventKind::kVerifyCompleted;
-    case CommandType::kAtomicWrite: return UlpEventKind::kAtomicWriteCompleted;
-    default: return std::nullopt;
+    case CommandType::kAtomicCmpSwap:
+      return UlpEventKind::kAtomicCompleted;
+    case CommandType::kFlush:
+      return UlpEventKind::kFlushCompleted;
+    case CommandType::kVerify:
+      return UlpEventKind::kVerifyCompleted;
+    case CommandType::kAtomicWrite:
+      return UlpEventKind::kAtomicWriteCompleted;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -78,8 +89,8 @@ uint32_t ReferenceTargetConnection::SupportedCommands() const {
                bit(CommandType::kSendWithSe) | bit(CommandType::kSendWithInvalidate) |
                bit(CommandType::kSendWithSeAndInvalidate);
   if (wire::ProfileIncludes(config_.profile, wire::Profile::kRfc7306)) {
-    s |= bit(CommandType::kImmediateData) | bit(CommandType::kImmediateDataWithSe) |
-         bit(CommandType::kAtomicFetchAdd) | bit(CommandType::kAtomicCmpSwap);
+    s |= bit(CommandType::kImmediateData) | bit(CommandType::kImmediateDataWithSe) | bit(CommandType::kAtomicFetchAdd) |
+         bit(CommandType::kAtomicCmpSwap);
   }
   if (config_.profile == wire::Profile::kCommit) {
     s |= bit(CommandType::kFlush) | bit(CommandType::kVerify) | bit(CommandType::kAtomicWrite);
@@ -154,9 +165,8 @@ model::PostStatus ReferenceTargetConnection::PostCommand(CommandSlot& s) {
   } else if (c.type == CommandType::kRdmaWrite) {
     st = endpoint_->PostRdmaWrite(c.remote_stag, c.remote_tagged_offset, local, posted_);
   } else if (c.type == CommandType::kRdmaRead) {
-    st = endpoint_->PostReadRequest({c.local_stag, c.local_tagged_offset, c.length, c.remote_stag,
-                                     c.remote_tagged_offset},
-                                    posted_);
+    st = endpoint_->PostReadRequest(
+        {c.local_stag, c.local_tagged_offset, c.length, c.remote_stag, c.remote_tagged_offset}, posted_);
   } else if (c.type == CommandType::kImmediateData || c.type == CommandType::kImmediateDataWithSe) {
     st = endpoint_->PostImmediateData(c.operand[0], c.type == CommandType::kImmediateDataWithSe, posted_);
   } else if (c.type == CommandType::kAtomicFetchAdd || c.type == CommandType::kAtomicCmpSwap) {

@@ -24,8 +24,7 @@ using wire::Opcode;
 bool Live(StreamState s) { return s == StreamState::kStreaming || s == StreamState::kClosing; }
 
 // The Terminate among the segments the endpoint just sent, if any.
-std::optional<wire::TerminateCode> SentTerminateCode(const model::Reactions& r,
-                                                     wire::Profile profile) {
+std::optional<wire::TerminateCode> SentTerminateCode(const model::Reactions& r, wire::Profile profile) {
   for (const wire::Bytes& seg : r.segments()) {
     auto view = wire::DecodeRdmapSegment(seg, profile);
     if (!view.ok() || !view->header_present) continue;
@@ -37,8 +36,7 @@ std::optional<wire::TerminateCode> SentTerminateCode(const model::Reactions& r,
 // Model ULP events that count as "local completion or async errors" in the
 // outcome block (§3.4): the errors the endpoint surfaced to its ULP.
 bool IsCompletionError(const model::UlpEvent& e) {
-  return e.kind == model::UlpEventKind::kError &&
-         e.violation != model::ViolationKind::kMessageAfterTerminate;
+  return e.kind == model::UlpEventKind::kError && e.violation != model::ViolationKind::kMessageAfterTerminate;
 }
 
 }  // namespace
@@ -114,8 +112,7 @@ bool ReferenceTargetConnection::HeldUntilHandOff(wire::ByteSpan in, wire::Bytes&
 // first FPDU. A wrong Key is seen on any prefix and a PD_Length above the
 // limit as soon as the header is in, so a bad Request never grows the buffer.
 void ReferenceTargetConnection::FeedStartup(wire::ByteSpan& in, wire::Bytes& out) {
-  const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest,
-                                            config_.mpa.max_private_data};
+  const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest, config_.mpa.max_private_data};
   while (!in.empty()) {
     const std::size_t need = wire::MpaStartupFrameLength(startup_);
     const std::size_t take = std::min(need - startup_.size(), in.size());
@@ -188,7 +185,8 @@ bool ReferenceTargetConnection::Accept(const wire::MpaStartupFrame& request, wir
     case_hash_ = sr->case_hash;
     keep_memory_ = config_.keep_memory && (sr->flags & wire::kRequestKeepMemory) != 0;
     // 1.1: the suite's IRD bounds the ORD of the target's commands (§2.4).
-    auto ext = wire::DecodeSuiteRequestExtension(wire::ByteSpan(request.private_data).subspan(wire::kSuiteRequestLength));
+    auto ext =
+        wire::DecodeSuiteRequestExtension(wire::ByteSpan(request.private_data).subspan(wire::kSuiteRequestLength));
     if (sr->minor_version >= 1 && ext.ok()) suite_ird_ = ext->suite_ird;
   }
   wire::MpaStartupFrame reply;
@@ -269,8 +267,7 @@ void ReferenceTargetConnection::PrepareFraming() {
 // R6581-9.2-06 R6581-9.2-08 R6581-9.2-10 R6581-9.2-15 R6581-9.2-17
 // The target's IRD is a fixed resource: it answers with it (raised to 1 when
 // a Read RTR may come). Its ORD is at most the initiator's IRD.
-std::optional<wire::EnhancedIrdOrd> ReferenceTargetConnection::NegotiateEnhanced(
-    const wire::EnhancedIrdOrd& req) {
+std::optional<wire::EnhancedIrdOrd> ReferenceTargetConnection::NegotiateEnhanced(const wire::EnhancedIrdOrd& req) {
   const MpaPolicy& p = config_.mpa;
   wire::EnhancedIrdOrd rep;
   rep.peer_to_peer = req.peer_to_peer;
@@ -328,10 +325,10 @@ void ReferenceTargetConnection::SetUpEndpoint(uint8_t version) {
   for (const wire::AdvertisedRegion& r : layout.regions) {
     // A deregistered STag is not known to the endpoint at all.
     if (r.attributes & wire::kAttrDeregistered) continue;
-    const std::size_t index = static_cast<std::size_t>(
-        std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
-                     [&](const TargetMemoryObject& m) { return m.id == r.memory_object; }) -
-        layout.memory_objects.begin());
+    const std::size_t index =
+        static_cast<std::size_t>(std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
+                                              [&](const TargetMemoryObject& m) { return m.id == r.memory_object; }) -
+                                 layout.memory_objects.begin());
     wire::AdvertisedRegion mine = r;
     mine.stag = StagForSlot(r.stag, slot_);
     res.RegisterRegion(model::RegionFromAdvertisement(mine, ec.stream_id, model_object[index]));
@@ -353,8 +350,7 @@ void ReferenceTargetConnection::SetUpEndpoint(uint8_t version) {
 bool ReferenceTargetConnection::BuildAdvertisement(wire::Advertisement& adv) const {
   const bool rfc7306 = wire::ProfileIncludes(config_.profile, wire::Profile::kRfc7306);
   adv.flags = (config_.decisions.atomic_memory_little_endian ? wire::kFlagLittleEndianAtomics : 0) |
-              (rfc7306 ? wire::kFlagRfc7306 : 0) |
-              (config_.profile == wire::Profile::kCommit ? wire::kFlagCommit : 0) |
+              (rfc7306 ? wire::kFlagRfc7306 : 0) | (config_.profile == wire::Profile::kCommit ? wire::kFlagCommit : 0) |
               (config_.keep_memory ? wire::kFlagKeepMemory : 0);
   adv.ird = ird_;
   adv.ord = ord_;
@@ -449,14 +445,18 @@ bool ReferenceTargetConnection::IsRtrOrNoneOwed(wire::ByteSpan ulpdu) const {
   auto v = wire::DecodeRdmapSegment(ulpdu, config_.profile);
   if (!v.ok() || !v->opcode_known || !v->tagged_flag_matches || !v->ddp.header.last) return false;
   switch (v->opcode()) {
-    case wire::Opcode::kTerminate: return true;
-    case wire::Opcode::kSend: return e.send_rtr && v->ddp.payload.empty();
-    case wire::Opcode::kRdmaWrite: return e.write_rtr && v->ddp.payload.empty();
+    case wire::Opcode::kTerminate:
+      return true;
+    case wire::Opcode::kSend:
+      return e.send_rtr && v->ddp.payload.empty();
+    case wire::Opcode::kRdmaWrite:
+      return e.write_rtr && v->ddp.payload.empty();
     case wire::Opcode::kRdmaReadRequest: {
       const auto* r = std::get_if<wire::ReadRequestHeader>(&v->header);
       return e.read_rtr && r && r->read_message_size == 0;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -475,8 +475,7 @@ void ReferenceTargetConnection::Drain(wire::Bytes& out) {
   ReportEvents(out);
   const StreamState s = endpoint_->state();
   if (Live(s)) return;
-  const bool keep_going = s != StreamState::kError &&
-                          config_.faults.Has(model::Fault::kAnswerAfterTerminate);
+  const bool keep_going = s != StreamState::kError && config_.faults.Has(model::Fault::kAnswerAfterTerminate);
   if (keep_going) return;
   const bool terminate = s == StreamState::kTerminateSent || s == StreamState::kTerminateReceived;
   if (terminate && config_.faults.Has(model::Fault::kTerminateTearsDownOthers)) target_.TearDownOthers(serial_);
@@ -487,8 +486,8 @@ void ReferenceTargetConnection::Drain(wire::Bytes& out) {
 
 // REQ R5044-4.3-10 R5044-7.1.2-R07 R5044-7.1.1-06 R5044-7.1.1-09 R5044-7.1.1-12
 void ReferenceTargetConnection::FrameSegments(const model::Reactions& r, wire::Bytes& out) {
-  const wire::FpduEncodeOptions options{
-      .crc_enabled = crc_, .pad_octet = uint8_t(config_.faults.Has(model::Fault::kNonzeroPad) ? 0xA5 : 0)};
+  const wire::FpduEncodeOptions options{.crc_enabled = crc_,
+                                        .pad_octet = uint8_t(config_.faults.Has(model::Fault::kNonzeroPad) ? 0xA5 : 0)};
   for (const wire::Bytes& seg : r.segments()) {
     const std::size_t before = out.size();
     if (inserter_) {
@@ -520,8 +519,7 @@ void ReferenceTargetConnection::ReportEvents(wire::Bytes& out) {
     wire::EventRecord rec;
     if (e.kind == model::UlpEventKind::kSendReceived) {
       // A zero-length Send RTR (RFC 6581, decisions D-H6) is hidden from the ULP.
-      if (send_rtr_offered_ && !config_.report_send_rtr && e.opcode == Opcode::kSend &&
-          e.msn == 1 && e.length == 0) {
+      if (send_rtr_offered_ && !config_.report_send_rtr && e.opcode == Opcode::kSend && e.msn == 1 && e.length == 0) {
         continue;
       }
       std::optional<uint32_t> invalidated;
@@ -565,8 +563,7 @@ void ReferenceTargetConnection::NoteOutcome() {
       // A malformed Terminate is still a Terminate the ULP was told about.
       const auto& v = endpoint_->first_violation();
       const bool terminate = v && v->kind == model::ViolationKind::kMalformedTerminate;
-      o.outcome = terminate ? wire::ConnectionOutcome::kTerminateReceived
-                            : wire::ConnectionOutcome::kLocalError;
+      o.outcome = terminate ? wire::ConnectionOutcome::kTerminateReceived : wire::ConnectionOutcome::kLocalError;
     }
   }
   if (code) {
@@ -590,15 +587,19 @@ void ReferenceTargetConnection::OnPeerClosed(wire::Bytes& out) {
     FeedFpdus(std::exchange(held_, {}), flushed);
   }
   peer_closed_ = true;
-  if (phase_ != ConnectionPhase::kClosed) Close(CloseReason::kPeerClosed);
-  else Finish();
+  if (phase_ != ConnectionPhase::kClosed)
+    Close(CloseReason::kPeerClosed);
+  else
+    Finish();
   ReleaseSlot();
 }
 
 void ReferenceTargetConnection::OnPeerReset() {
   peer_closed_ = true;
-  if (phase_ != ConnectionPhase::kClosed) Close(CloseReason::kPeerReset);
-  else Finish();
+  if (phase_ != ConnectionPhase::kClosed)
+    Close(CloseReason::kPeerReset);
+  else
+    Finish();
   ReleaseSlot();
 }
 
@@ -649,7 +650,7 @@ std::size_t ReferenceTargetConnection::buffered() const {
 }
 
 std::span<const uint8_t> ReferenceTargetConnection::PeekMemory(uint32_t stag, uint64_t tagged_offset,
-                                                            std::size_t length) const {
+                                                               std::size_t length) const {
   if (!endpoint_) return {};
   return endpoint_->PeekRegion(stag, tagged_offset, length);
 }
@@ -670,14 +671,13 @@ std::string ReferenceTargetConnection::log_line() const {
       s += std::string(" case ") + hash;
     }
   }
-  s += ": " + std::to_string(octets_in_) + " octets in (" + std::to_string(fpdus_in_) +
-       " FPDUs), " + std::to_string(octets_out_) + " out (" + std::to_string(fpdus_out_) +
-       " FPDUs), " + std::to_string(events_sent_) + " events; ";
+  s += ": " + std::to_string(octets_in_) + " octets in (" + std::to_string(fpdus_in_) + " FPDUs), " +
+       std::to_string(octets_out_) + " out (" + std::to_string(fpdus_out_) + " FPDUs), " +
+       std::to_string(events_sent_) + " events; ";
   s += phase_ == ConnectionPhase::kClosed ? CloseReasonName(close_reason_) : ConnectionPhaseName(phase_);
   if (outcome_ && (outcome_->flags & wire::kOutcomeCodeKnown)) {
     char code[24];
-    std::snprintf(code, sizeof code, " %u/%u/0x%02x", outcome_->layer, outcome_->error_type,
-                  outcome_->error_code);
+    std::snprintf(code, sizeof code, " %u/%u/0x%02x", outcome_->layer, outcome_->error_type, outcome_->error_code);
     s += code;
   }
   if (endpoint_ && endpoint_->first_violation()) {

@@ -40,8 +40,8 @@ wire::MpaStartupFrame ReferenceTargetConnection::BuildRequest() {
   r.is_reply = false;
   r.crc_required = o.Has(wire::kDirectiveCrc);
   r.marker_required = o.Has(wire::kDirectiveMarkers);
-  r.enhanced = (o.Has(wire::kDirectiveEnhanced) && config_.mpa.rfc6581) ||
-               config_.faults.Has(Fault::kEnhancedRequestAlways);
+  r.enhanced =
+      (o.Has(wire::kDirectiveEnhanced) && config_.mpa.rfc6581) || config_.faults.Has(Fault::kEnhancedRequestAlways);
   r.revision = r.enhanced ? 2 : 1;
   if (config_.faults.Has(Fault::kRequestResBitsSet)) r.res = 0x08;
   ird_ = config_.ird;
@@ -161,8 +161,8 @@ bool ReferenceTargetConnection::OnReply(const wire::MpaStartupFrame& reply, wire
   markers_in_ = request_->marker_required;
   markers_out_ = reply.marker_required && !config_.faults.Has(Fault::kIgnoreReplyMarkers);
   const wire::IrdOrdOutcome o = wire::NegotiateIrdOrd(*request_, reply);
-  const bool ird_shortfall = o.applies && o.initiator_ird > config_.initiator.max_ird &&
-                             !config_.faults.Has(Fault::kIgnoreIrdShortfall);
+  const bool ird_shortfall =
+      o.applies && o.initiator_ird > config_.initiator.max_ird && !config_.faults.Has(Fault::kIgnoreIrdShortfall);
   if (o.applies) {
     ird_ = std::min<uint16_t>(o.initiator_ird, config_.initiator.max_ird);
     ord_ = o.initiator_ord;
@@ -205,8 +205,10 @@ void ReferenceTargetConnection::SendFirstFpdu(const wire::IrdOrdOutcome& o, wire
       write = true;
     }
   }
-  if (send) endpoint_->PostSend(wire::Opcode::kSend, {}, 0, posted_);
-  else endpoint_->PostRdmaWrite(0, 0, {}, posted_);
+  if (send)
+    endpoint_->PostSend(wire::Opcode::kSend, {}, 0, posted_);
+  else
+    endpoint_->PostRdmaWrite(0, 0, {}, posted_);
   FrameSegments(posted_, out);
 }
 

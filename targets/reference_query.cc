@@ -8,12 +8,10 @@ namespace rdmapct::targets {
 
 namespace {
 
-bool ParseNumber(std::string_view key, std::string_view value, uint64_t max, uint64_t& out,
-                 std::string& error) {
+bool ParseNumber(std::string_view key, std::string_view value, uint64_t max, uint64_t& out, std::string& error) {
   const auto r = std::from_chars(value.data(), value.data() + value.size(), out);
   if (r.ec != std::errc{} || r.ptr != value.data() + value.size() || out > max) {
-    error = "bad value for " + std::string(key) + ": \"" + std::string(value) + "\" (0.." +
-            std::to_string(max) + ")";
+    error = "bad value for " + std::string(key) + ": \"" + std::string(value) + "\" (0.." + std::to_string(max) + ")";
     return false;
   }
   return true;
@@ -39,8 +37,7 @@ bool ParseRevisions(std::string_view value, std::vector<uint8_t>& revs, std::str
 }
 
 // One key=value pair of a reference query.
-bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfig& c,
-              std::string& error) {
+bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfig& c, std::string& error) {
   uint64_t n = 0;
   if (key == "profile") {
     auto p = wire::ParseProfile(value);
@@ -90,8 +87,7 @@ bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfi
 
 }  // namespace
 
-bool ApplyReferenceQuery(std::string_view query, ReferenceTargetConfig& config,
-                         std::string& error) {
+bool ApplyReferenceQuery(std::string_view query, ReferenceTargetConfig& config, std::string& error) {
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);

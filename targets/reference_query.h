@@ -19,7 +19,6 @@ namespace rdmapct::targets {
 //   rfc6581=0|1   revs=1,2   ird=N   ord=N   buffers=N   buffer_size=N
 //   keep_memory=0|1   mulpdu=N
 // false with a reason naming the key on an unknown key or a bad value.
-bool ApplyReferenceQuery(std::string_view query, ReferenceTargetConfig& config,
-                         std::string& error);
+bool ApplyReferenceQuery(std::string_view query, ReferenceTargetConfig& config, std::string& error);
 
 }  // namespace rdmapct::targets

@@ -27,8 +27,8 @@ constexpr uint64_t kMaxTotalMemory = 64u << 20;
 constexpr uint32_t kMaxReceiveBuffers = 4096;
 constexpr uint32_t kMaxReceiveBufferSize = 1u << 20;
 
-AdvertisedRegion Region(uint32_t stag, uint64_t base, uint32_t length, uint8_t access,
-                        uint8_t attributes, uint16_t object, uint32_t offset) {
+AdvertisedRegion Region(uint32_t stag, uint64_t base, uint32_t length, uint8_t access, uint8_t attributes,
+                        uint16_t object, uint32_t offset) {
   return AdvertisedRegion{stag, base, length, access, attributes, object, offset};
 }
 
@@ -73,8 +73,8 @@ std::string CheckRegions(const ReferenceTargetConfig& c, const TargetLayout& lay
                            (c.commands ? wire::kCommandsBlockLength : 0);
   const std::size_t max = room / wire::kRegionEntryLength;
   if (layout.regions.size() > max) {
-    return std::to_string(layout.regions.size()) + " regions do not fit the Advertisement (max " +
-           std::to_string(max) + ")";
+    return std::to_string(layout.regions.size()) + " regions do not fit the Advertisement (max " + std::to_string(max) +
+           ")";
   }
   return "";
 }
@@ -89,29 +89,23 @@ TargetLayout DefaultTargetLayout(wire::Profile profile) {
   const bool commit = profile == Profile::kCommit;
   TargetLayout l;
   l.memory_objects = {{kMainObject, kMainObjectSize}, {kInvalidateObject, kInvalidateObjectSize}};
-  const uint8_t rw = kAccessRemoteRead | kAccessRemoteWrite |
-                     (commit ? kAccessFlush | kAccessVerify : 0);
+  const uint8_t rw = kAccessRemoteRead | kAccessRemoteWrite | (commit ? kAccessFlush | kAccessVerify : 0);
   l.regions.push_back(Region(0x00001a01, kMainBase, 0x6000, rw, 0, kMainObject, 0));
-  l.regions.push_back(
-      Region(0x00001b02, kMainBase + 0x2000, 0x1000, kAccessRemoteRead, 0, kMainObject, 0x2000));
+  l.regions.push_back(Region(0x00001b02, kMainBase + 0x2000, 0x1000, kAccessRemoteRead, 0, kMainObject, 0x2000));
   l.regions.push_back(Region(0x00001c03, 0, 0x1000, kAccessRemoteWrite, 0, kMainObject, 0x3000));
   if (atomics) {
     l.regions.push_back(Region(0x00001d04, kMainBase + 0x4000, 0x40,
-                               kAccessRemoteRead | kAccessRemoteWrite | kAccessRemoteAtomic, 0,
-                               kMainObject, 0x4000));
+                               kAccessRemoteRead | kAccessRemoteWrite | kAccessRemoteAtomic, 0, kMainObject, 0x4000));
   }
-  l.regions.push_back(Region(0x00002e05, kInvalidateBase, 0x1000,
-                             kAccessRemoteRead | kAccessRemoteWrite, kAttrInvalidatable,
-                             kInvalidateObject, 0));
+  l.regions.push_back(Region(0x00002e05, kInvalidateBase, 0x1000, kAccessRemoteRead | kAccessRemoteWrite,
+                             kAttrInvalidatable, kInvalidateObject, 0));
   l.regions.push_back(Region(0x00002f06, 0, 0x1000, kAccessRemoteRead, 0, kInvalidateObject, 0));
   // Foreign and deregistered STags over memory that `rw` covers, so the
   // suite can read back that a rejected access changed nothing (§3.2).
-  l.regions.push_back(Region(0x00003007, kMainBase + 0x5000, 0x800,
-                             kAccessRemoteRead | kAccessRemoteWrite, kAttrForeign, kMainObject,
-                             0x5000));
-  l.regions.push_back(Region(0x00003108, kMainBase + 0x5800, 0x800,
-                             kAccessRemoteRead | kAccessRemoteWrite, kAttrDeregistered,
-                             kMainObject, 0x5800));
+  l.regions.push_back(Region(0x00003007, kMainBase + 0x5000, 0x800, kAccessRemoteRead | kAccessRemoteWrite,
+                             kAttrForeign, kMainObject, 0x5000));
+  l.regions.push_back(Region(0x00003108, kMainBase + 0x5800, 0x800, kAccessRemoteRead | kAccessRemoteWrite,
+                             kAttrDeregistered, kMainObject, 0x5800));
   return l;
 }
 
@@ -150,31 +144,50 @@ std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& c) {
 
 const char* CloseReasonName(CloseReason r) {
   switch (r) {
-    case CloseReason::kNone: return "open";
-    case CloseReason::kBadRequest: return "bad-mpa-request";
-    case CloseReason::kRevisionRejected: return "mpa-revision-rejected";
-    case CloseReason::kEnhancedRejected: return "rfc6581-not-supported";
-    case CloseReason::kCrcRejected: return "crc-not-supported";
-    case CloseReason::kConfigError: return "config-error";
-    case CloseReason::kTerminateSent: return "terminate-sent";
-    case CloseReason::kTerminateReceived: return "terminate-received";
-    case CloseReason::kStreamError: return "stream-error";
-    case CloseReason::kPeerClosed: return "peer-closed";
-    case CloseReason::kPeerReset: return "peer-reset";
-    case CloseReason::kBadReply: return "bad-mpa-reply";
-    case CloseReason::kReplyRejected: return "mpa-reply-rejected";
-    case CloseReason::kReplyTimeout: return "mpa-reply-timeout";
+    case CloseReason::kNone:
+      return "open";
+    case CloseReason::kBadRequest:
+      return "bad-mpa-request";
+    case CloseReason::kRevisionRejected:
+      return "mpa-revision-rejected";
+    case CloseReason::kEnhancedRejected:
+      return "rfc6581-not-supported";
+    case CloseReason::kCrcRejected:
+      return "crc-not-supported";
+    case CloseReason::kConfigError:
+      return "config-error";
+    case CloseReason::kTerminateSent:
+      return "terminate-sent";
+    case CloseReason::kTerminateReceived:
+      return "terminate-received";
+    case CloseReason::kStreamError:
+      return "stream-error";
+    case CloseReason::kPeerClosed:
+      return "peer-closed";
+    case CloseReason::kPeerReset:
+      return "peer-reset";
+    case CloseReason::kBadReply:
+      return "bad-mpa-reply";
+    case CloseReason::kReplyRejected:
+      return "mpa-reply-rejected";
+    case CloseReason::kReplyTimeout:
+      return "mpa-reply-timeout";
   }
   return "?";
 }
 
 const char* ConnectionPhaseName(ConnectionPhase p) {
   switch (p) {
-    case ConnectionPhase::kAwaitingRequest: return "awaiting-request";
-    case ConnectionPhase::kAwaitingFirstFpdu: return "awaiting-first-fpdu";
-    case ConnectionPhase::kFullOperation: return "full-operation";
-    case ConnectionPhase::kClosed: return "closed";
-    case ConnectionPhase::kAwaitingReply: return "awaiting-reply";
+    case ConnectionPhase::kAwaitingRequest:
+      return "awaiting-request";
+    case ConnectionPhase::kAwaitingFirstFpdu:
+      return "awaiting-first-fpdu";
+    case ConnectionPhase::kFullOperation:
+      return "full-operation";
+    case ConnectionPhase::kClosed:
+      return "closed";
+    case ConnectionPhase::kAwaitingReply:
+      return "awaiting-reply";
   }
   return "?";
 }

@@ -30,14 +30,14 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -88,10 +88,10 @@ struct MpaPolicy {
 // no Connect Directive says otherwise; the Rev and RTR types it accepts and
 // supports are MpaPolicy's.
 struct InitiatorPolicy {
-  bool crc = true;             // C of its Request
-  bool markers = false;        // M of its Request
-  bool rfc6581 = false;        // S = 1 with the IRD/ORD word (R6581-10-04: only when wanted)
-  bool peer_to_peer = false;   // A, with every RTR type of MpaPolicy
+  bool crc = true;            // C of its Request
+  bool markers = false;       // M of its Request
+  bool rfc6581 = false;       // S = 1 with the IRD/ORD word (R6581-10-04: only when wanted)
+  bool peer_to_peer = false;  // A, with every RTR type of MpaPolicy
   // The largest IRD it can raise to after a Reply (RFC 6581 §9.1): a Reply
   // ORD above it gets TERM 2/0/0x06 (R6581-9.1-10).
   uint16_t max_ird = 64;
@@ -139,10 +139,10 @@ struct ReferenceTargetConfig {
   // Largest ULPDU_Length accepted from the suite; bounds reassembly.
   std::size_t max_inbound_ulpdu = wire::kMaxUlpduLength;
   // Test-ULP options (convention §2.4, §3.4, §6.2, §2.2).
-  bool keep_memory = true;         // honour Keep Memory; advertises flag 0x0010
-  bool report_outcome = true;      // the previous-connection outcome block
-  bool report_solicited = true;    // Event Records say whether SE was set
-  bool report_send_rtr = false;    // an Event Record for a Send RTR (SHOULD NOT)
+  bool keep_memory = true;       // honour Keep Memory; advertises flag 0x0010
+  bool report_outcome = true;    // the previous-connection outcome block
+  bool report_solicited = true;  // Event Records say whether SE was set
+  bool report_send_rtr = false;  // an Event Record for a Send RTR (SHOULD NOT)
   // Test-ULP 1.1 command records (§7): advertise flag 0x0020 and carry out
   // the commands the suite sends. false: a 1.0 target.
   bool commands = true;
@@ -174,21 +174,21 @@ std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& config);
 
 // Why a connection closed (for logs and tests).
 enum class CloseReason : uint8_t {
-  kNone,                // still open
-  kBadRequest,          // malformed MPA Request: wrong Key, PD_Length > limit, truncated at FIN
-  kRevisionRejected,    // Rev not in the policy
-  kEnhancedRejected,    // Rev >= 2, S = 1 with RFC 6581 off
-  kCrcRejected,         // C = 1 in the Request, crc_supported off: rejecting Reply sent
-  kConfigError,         // the config cannot produce an Advertisement
-  kTerminateSent,       // the target sent a Terminate
-  kTerminateReceived,   // the suite sent a Terminate
-  kStreamError,         // the stream failed without a Terminate (malformed Terminate, LLP)
-  kPeerClosed,          // the suite closed (FIN)
-  kPeerReset,           // the suite reset (RST)
+  kNone,               // still open
+  kBadRequest,         // malformed MPA Request: wrong Key, PD_Length > limit, truncated at FIN
+  kRevisionRejected,   // Rev not in the policy
+  kEnhancedRejected,   // Rev >= 2, S = 1 with RFC 6581 off
+  kCrcRejected,        // C = 1 in the Request, crc_supported off: rejecting Reply sent
+  kConfigError,        // the config cannot produce an Advertisement
+  kTerminateSent,      // the target sent a Terminate
+  kTerminateReceived,  // the suite sent a Terminate
+  kStreamError,        // the stream failed without a Terminate (malformed Terminate, LLP)
+  kPeerClosed,         // the suite closed (FIN)
+  kPeerReset,          // the suite reset (RST)
   // Initiator role (reference_initiator.cc)
-  kBadReply,            // malformed MPA Reply: wrong Key, PD_Length > 512, a Rev it cannot use
-  kReplyRejected,       // the Reply had R = 1 (with or without a Connect Directive)
-  kReplyTimeout,        // no Reply before InitiatorPolicy::reply_timeout
+  kBadReply,       // malformed MPA Reply: wrong Key, PD_Length > 512, a Rev it cannot use
+  kReplyRejected,  // the Reply had R = 1 (with or without a Connect Directive)
+  kReplyTimeout,   // no Reply before InitiatorPolicy::reply_timeout
 };
 const char* CloseReasonName(CloseReason r);
 
@@ -196,8 +196,8 @@ enum class ConnectionPhase : uint8_t {
   kAwaitingRequest,    // collecting the MPA Request
   kAwaitingFirstFpdu,  // Reply sent; nothing is sent until the suite's first FPDU
   kFullOperation,
-  kClosed,             // the target's side is closed (FIN)
-  kAwaitingReply,      // Initiator: Request sent, collecting the MPA Reply
+  kClosed,         // the target's side is closed (FIN)
+  kAwaitingReply,  // Initiator: Request sent, collecting the MPA Reply
 };
 const char* ConnectionPhaseName(ConnectionPhase p);
 
@@ -283,7 +283,7 @@ class ReferenceTarget {
     uint32_t peer = 0;
   };
   std::map<uint32_t, OpenConnection> slots_;  // serial -> each open connection
-  std::set<uint32_t> torn_down_;        // serials ended by another connection (fault)
+  std::set<uint32_t> torn_down_;              // serials ended by another connection (fault)
 };
 
 // An Event the endpoint reports to its ULP when a request it sent completed
@@ -341,8 +341,7 @@ class ReferenceTargetConnection {
   const model::RdmapEndpoint* endpoint() const { return endpoint_ ? &*endpoint_ : nullptr; }
   model::RdmapEndpoint* endpoint() { return endpoint_ ? &*endpoint_ : nullptr; }
   // Octets of a registered region (empty if unknown, out of range or before startup).
-  std::span<const uint8_t> PeekMemory(uint32_t stag, uint64_t tagged_offset,
-                                      std::size_t length) const;
+  std::span<const uint8_t> PeekMemory(uint32_t stag, uint64_t tagged_offset, std::size_t length) const;
   uint32_t events_sent() const { return events_sent_; }
   // Octets held for reassembly (the partial Request, a partial FPDU): bounded
   // by 20 + 512 and by max_inbound_ulpdu plus its framing, whatever arrives.
@@ -405,7 +404,7 @@ class ReferenceTargetConnection {
   ConnectionPhase phase_ = ConnectionPhase::kAwaitingRequest;
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;
-  wire::Bytes startup_;  // the Request so far (<= 20 + 512 octets)
+  wire::Bytes startup_;          // the Request so far (<= 20 + 512 octets)
   std::size_t skip_octets_ = 0;  // Request Private Data dropped by reply-before-request-complete
   // late-fpdu-hand-off: when the hand-off after the Reply ends, and the
   // octets that arrived before it, unread until more octets or the FIN come.
@@ -418,8 +417,8 @@ class ReferenceTargetConnection {
   bool keep_memory_ = false;
   uint32_t case_hash_ = 0;
   bool crc_ = true;
-  bool markers_in_ = false;    // suite -> target (the Reply's M)
-  bool markers_out_ = false;   // target -> suite (the Request's M)
+  bool markers_in_ = false;   // suite -> target (the Reply's M)
+  bool markers_out_ = false;  // target -> suite (the Request's M)
   bool send_rtr_offered_ = false;
   uint16_t ird_ = 0;
   uint16_t ord_ = 0;
@@ -433,10 +432,10 @@ class ReferenceTargetConnection {
   std::optional<wire::PreviousOutcome> outcome_;
   uint32_t events_sent_ = 0;
   uint32_t completion_errors_ = 0;
-  std::deque<CommandSlot> commands_;           // this connection's, in posting order
+  std::deque<CommandSlot> commands_;          // this connection's, in posting order
   wire::CommandCapabilities command_counts_;  // completed / failed / flushed so far
   uint32_t next_request_id_ = 1;              // Atomic Request Identifiers
-  std::optional<uint16_t> suite_ird_;          // from the Suite Request extension (§2.4)
+  std::optional<uint16_t> suite_ird_;         // from the Suite Request extension (§2.4)
   uint64_t octets_in_ = 0;
   uint64_t octets_out_ = 0;
   uint64_t fpdus_in_ = 0;

@@ -8,8 +8,7 @@ namespace rdmapct::targets {
 
 namespace {
 
-std::unique_ptr<TargetConnector> MakeReference(std::string_view query,
-                                               const ConnectorOptions& options,
+std::unique_ptr<TargetConnector> MakeReference(std::string_view query, const ConnectorOptions& options,
                                                std::string& error) {
   ReferenceTargetConfig config = options.reference.value_or(ReferenceTargetConfig{});
   if (!ApplyReferenceQuery(query, config, error)) return nullptr;
@@ -26,23 +25,20 @@ std::unique_ptr<TargetConnector> MakeReference(std::string_view query,
 
 }  // namespace
 
-std::unique_ptr<TargetConnector> MakeConnector(std::string_view uri,
-                                               const ConnectorOptions& options,
+std::unique_ptr<TargetConnector> MakeConnector(std::string_view uri, const ConnectorOptions& options,
                                                std::string& error) {
   constexpr std::string_view kReference = "reference";
   constexpr std::string_view kPlugin = "plugin:";
   constexpr std::string_view kTcp = "tcp://";
   if (uri == kReference) return MakeReference({}, options, error);
-  if (uri.starts_with(kReference) && uri.size() > kReference.size() &&
-      uri[kReference.size()] == '?') {
+  if (uri.starts_with(kReference) && uri.size() > kReference.size() && uri[kReference.size()] == '?') {
     return MakeReference(uri.substr(kReference.size() + 1), options, error);
   }
   if (uri.starts_with(kPlugin)) {
     std::string_view rest = uri.substr(kPlugin.size());
     const std::size_t q = rest.find('?');
     const std::string path(rest.substr(0, q));
-    const std::string config =
-        q == std::string_view::npos ? options.plugin_config : std::string(rest.substr(q + 1));
+    const std::string config = q == std::string_view::npos ? options.plugin_config : std::string(rest.substr(q + 1));
     if (path.empty()) {
       error = "plugin URI without a path (plugin:/path/to/libtarget.so)";
       return nullptr;
@@ -54,8 +50,8 @@ std::unique_ptr<TargetConnector> MakeConnector(std::string_view uri,
     tcp.write_timeout = options.write_timeout;
     return TcpConnector::Create(uri.substr(kTcp.size()), tcp, error);
   }
-  error = "unknown target \"" + std::string(uri) +
-          "\" (use reference[?options], plugin:PATH[?config] or tcp://HOST:PORT)";
+  error =
+      "unknown target \"" + std::string(uri) + "\" (use reference[?options], plugin:PATH[?config] or tcp://HOST:PORT)";
   return nullptr;
 }
 

@@ -34,8 +34,7 @@ struct ConnectorOptions {
 
 // A connector for `uri`; nullptr with a one-line reason in `error` (unknown
 // scheme, bad query, plugin load error, unresolvable host, ...).
-std::unique_ptr<TargetConnector> MakeConnector(std::string_view uri,
-                                               const ConnectorOptions& options,
+std::unique_ptr<TargetConnector> MakeConnector(std::string_view uri, const ConnectorOptions& options,
                                                std::string& error);
 
 }  // namespace rdmapct::targets

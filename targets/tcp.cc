@@ -40,8 +40,7 @@ std::string ErrnoText(int err) { return std::strerror(err); }
 // `reset` is set when the handshake completed but the peer reset the
 // connection before we looked (a refusal is ECONNREFUSED instead).
 int ConnectOne(const addrinfo* ai, Clock::time_point deadline, bool& reset, std::string& error) {
-  const int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                        ai->ai_protocol);
+  const int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
   if (fd < 0) {
     error = "socket: " + ErrnoText(errno);
     return -1;
@@ -80,8 +79,7 @@ int ConnectOne(const addrinfo* ai, Clock::time_point deadline, bool& reset, std:
 
 }  // namespace
 
-bool SplitHostPort(std::string_view s, std::string& host, std::string& port, std::string& error,
-                   bool allow_port_zero) {
+bool SplitHostPort(std::string_view s, std::string& host, std::string& port, std::string& error, bool allow_port_zero) {
   std::size_t colon;
   if (!s.empty() && s.front() == '[') {
     const std::size_t close = s.find(']');
@@ -104,8 +102,7 @@ bool SplitHostPort(std::string_view s, std::string& host, std::string& port, std
                       std::all_of(port.begin(), port.end(), [](char c) { return c >= '0' && c <= '9'; });
   const int lowest = allow_port_zero ? 0 : 1;
   if (host.empty() || !digits || std::stoi(port) < lowest || std::stoi(port) > 65535) {
-    error = "bad TCP address \"" + std::string(s) + "\" (host and a port " + std::to_string(lowest) +
-            "-65535 needed)";
+    error = "bad TCP address \"" + std::string(s) + "\" (host and a port " + std::to_string(lowest) + "-65535 needed)";
     return false;
   }
   return true;
@@ -157,9 +154,8 @@ IoStatus TcpTransport::Write(wire::ByteSpan bytes) {
     const int r = WaitFor(fd_, POLLOUT, deadline);
     if (r < 0) return Fail("poll", errno);
     if (r == 0) {
-      last_error_ = "send: the target took only " + std::to_string(sent) + " of " +
-                    std::to_string(bytes.size()) + " octets within " +
-                    std::to_string(options_.write_timeout.count()) + " ms";
+      last_error_ = "send: the target took only " + std::to_string(sent) + " of " + std::to_string(bytes.size()) +
+                    " octets within " + std::to_string(options_.write_timeout.count()) + " ms";
       if (sent > 0) partial_write_ = std::to_string(sent) + " of " + std::to_string(bytes.size()) + " octets";
       return IoStatus::kTimeout;
     }
@@ -167,8 +163,7 @@ IoStatus TcpTransport::Write(wire::ByteSpan bytes) {
   return IoStatus::kOk;
 }
 
-IoStatus TcpTransport::Read(wire::Bytes& out, std::size_t max_bytes,
-                            std::chrono::milliseconds timeout) {
+IoStatus TcpTransport::Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) {
   if (fd_ < 0) {
     last_error_ = "read after Abort()";
     return IoStatus::kError;
@@ -223,15 +218,13 @@ void TcpTransport::Abort() {
 TcpConnector::TcpConnector(std::string host, std::string port, TcpOptions options)
     : host_(std::move(host)), port_(std::move(port)), options_(options) {}
 
-std::unique_ptr<TcpConnector> TcpConnector::Create(std::string_view host_port, TcpOptions options,
-                                                   std::string& error) {
+std::unique_ptr<TcpConnector> TcpConnector::Create(std::string_view host_port, TcpOptions options, std::string& error) {
   std::string host, port;
   if (!SplitHostPort(host_port, host, port, error)) return nullptr;
   return std::unique_ptr<TcpConnector>(new TcpConnector(host, port, options));
 }
 
-std::unique_ptr<Transport> TcpConnector::Connect(std::chrono::milliseconds timeout,
-                                                 std::string& error) {
+std::unique_ptr<Transport> TcpConnector::Connect(std::chrono::milliseconds timeout, std::string& error) {
   const Clock::time_point deadline = Clock::now() + timeout;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

@@ -45,8 +45,7 @@ class TcpTransport : public Transport {
   // be retried; after one that sent part of the octets the stream is
   // unusable, and every later Write is kError (a retry would repeat them).
   IoStatus Write(wire::ByteSpan bytes) override;
-  IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
-                std::chrono::milliseconds timeout) override;
+  IoStatus Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) override;
   void ShutdownWrite() override;
   void Abort() override;
   std::string last_error() const override { return last_error_; }
@@ -71,13 +70,11 @@ class TcpConnector : public TargetConnector {
  public:
   // `host_port`: "HOST:PORT", "[IPv6]:PORT". Checks the syntax only; names
   // are resolved (getaddrinfo, IPv4 and IPv6) at every Connect().
-  static std::unique_ptr<TcpConnector> Create(std::string_view host_port, TcpOptions options,
-                                              std::string& error);
+  static std::unique_ptr<TcpConnector> Create(std::string_view host_port, TcpOptions options, std::string& error);
 
   // Tries every address getaddrinfo gives, each with a non-blocking connect
   // bounded by what is left of `timeout`.
-  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout,
-                                     std::string& error) override;
+  std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout, std::string& error) override;
   std::string Describe() const override;  // "tcp://HOST:PORT"
 
  private:
@@ -89,8 +86,8 @@ class TcpConnector : public TargetConnector {
 
 // "host:port" or "[v6addr]:port" -> host, port; false with a reason.
 // Port 0 ("pick a free port") only for a listener (allow_port_zero).
-bool SplitHostPort(std::string_view host_port, std::string& host, std::string& port,
-                   std::string& error, bool allow_port_zero = false);
+bool SplitHostPort(std::string_view host_port, std::string& host, std::string& port, std::string& error,
+                   bool allow_port_zero = false);
 
 // "127.0.0.1:4791" / "[::1]:4791" for a socket address ("?" if it has none).
 std::string NumericAddress(const sockaddr* sa, socklen_t len);

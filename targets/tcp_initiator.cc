@@ -36,7 +36,8 @@ void Serve(Transport& t, ReferenceTargetConnection& s, const TcpInitiatorOptions
     if (fin_sent && Clock::now() - fin_at > std::chrono::seconds(1)) return;
     auto wait = std::chrono::milliseconds(100);
     if (const auto at = s.timer()) {
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*at - Clock::now()), std::chrono::milliseconds(0), wait);
+      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*at - Clock::now()), std::chrono::milliseconds(0),
+                        wait);
     }
     wire::Bytes in;
     const IoStatus st = t.Read(in, 64 * 1024, wait);

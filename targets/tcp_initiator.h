@@ -17,9 +17,9 @@
 namespace rdmapct::targets {
 
 struct TcpInitiatorOptions {
-  std::string connect;                        // HOST:PORT of the listening suite
-  uint64_t max_connections = 0;               // stop after this many (0: no limit)
-  std::chrono::milliseconds give_up{10000};   // stop when refused for this long
+  std::string connect;                       // HOST:PORT of the listening suite
+  uint64_t max_connections = 0;              // stop after this many (0: no limit)
+  std::chrono::milliseconds give_up{10000};  // stop when refused for this long
   std::chrono::milliseconds idle_timeout{60000};
 };
 

@@ -71,7 +71,8 @@ std::unique_ptr<Transport> TcpListenConnector::Accept(std::chrono::milliseconds 
       error = std::string("accept: ") + std::strerror(errno);
       return nullptr;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       error = "no connection to listen://" + address_ + " within " + std::to_string(timeout.count()) + " ms";
       return nullptr;

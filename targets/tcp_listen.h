@@ -21,8 +21,7 @@ class TcpListenConnector : public TargetConnector {
  public:
   // Binds and listens on `host_port` ("HOST:PORT", "[IPv6]:PORT"; port 0
   // picks a free port); nullptr with a one-line `error`.
-  static std::unique_ptr<TcpListenConnector> Create(std::string_view host_port, TcpOptions options,
-                                                    std::string& error);
+  static std::unique_ptr<TcpListenConnector> Create(std::string_view host_port, TcpOptions options, std::string& error);
   ~TcpListenConnector() override;
 
   // The listener only accepts.

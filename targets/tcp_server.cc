@@ -39,9 +39,9 @@ struct TcpServer::Connection {
   int fd = -1;
   std::string peer;
   std::unique_ptr<ReferenceTargetConnection> reference;
-  wire::Bytes in;         // peer -> target octets read; [in_head, end) not yet fed
+  wire::Bytes in;  // peer -> target octets read; [in_head, end) not yet fed
   std::size_t in_head = 0;
-  wire::Bytes out;        // target -> peer octets; [head, end) not yet sent
+  wire::Bytes out;  // target -> peer octets; [head, end) not yet sent
   std::size_t head = 0;
   bool fin_sent = false;  // our FIN (the reference connection wanted to close)
   bool peer_fin = false;  // the peer's FIN
@@ -56,9 +56,8 @@ struct TcpServer::Connection {
 TcpServer::TcpServer(std::shared_ptr<ReferenceTarget> target, TcpServerOptions options, LogFn log)
     : target_(std::move(target)), options_(std::move(options)), log_(std::move(log)) {}
 
-std::unique_ptr<TcpServer> TcpServer::Create(std::shared_ptr<ReferenceTarget> target,
-                                             TcpServerOptions options, LogFn log,
-                                             std::string& error) {
+std::unique_ptr<TcpServer> TcpServer::Create(std::shared_ptr<ReferenceTarget> target, TcpServerOptions options,
+                                             LogFn log, std::string& error) {
   if (!target->config_error().empty()) {
     error = "reference target misconfigured: " + target->config_error();
     return nullptr;
@@ -164,8 +163,8 @@ void TcpServer::AcceptAll() {
     const std::string peer = NumericAddress(reinterpret_cast<sockaddr*>(&a), len);
     if (connections_.size() >= options_.max_connections) {
       ++stats_.refused;
-      Log("[" + peer + "] refused: " + std::to_string(connections_.size()) +
-          " connections open (--max-connections " + std::to_string(options_.max_connections) + ")");
+      Log("[" + peer + "] refused: " + std::to_string(connections_.size()) + " connections open (--max-connections " +
+          std::to_string(options_.max_connections) + ")");
       CloseWithReset(fd);
       continue;
     }
@@ -277,8 +276,8 @@ void TcpServer::Flush(Connection& c) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    const std::string why = errno == ECONNRESET || errno == EPIPE ? "reset by the peer"
-                                                                 : std::string("send: ") + std::strerror(errno);
+    const std::string why =
+        errno == ECONNRESET || errno == EPIPE ? "reset by the peer" : std::string("send: ") + std::strerror(errno);
     ++stats_.reset_by_peer;
     c.reference->OnPeerReset();
     Release(c, why);

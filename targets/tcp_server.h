@@ -61,13 +61,13 @@ struct TcpServerOptions {
 // Counters since Create(); read them after Run() returned, or from the
 // loop's thread.
 struct TcpServerStats {
-  std::uint64_t accepted = 0;          // connections handed to a reference connection
-  std::uint64_t refused = 0;           // reset at once: max_connections reached
-  std::uint64_t closed = 0;            // released after FIN both ways
-  std::uint64_t reset_by_peer = 0;     // the peer reset (RST) or the socket failed
-  std::uint64_t reset_by_limit = 0;    // reset by us: idle, close or after-close limits
+  std::uint64_t accepted = 0;        // connections handed to a reference connection
+  std::uint64_t refused = 0;         // reset at once: max_connections reached
+  std::uint64_t closed = 0;          // released after FIN both ways
+  std::uint64_t reset_by_peer = 0;   // the peer reset (RST) or the socket failed
+  std::uint64_t reset_by_limit = 0;  // reset by us: idle, close or after-close limits
   std::uint64_t closed_at_shutdown = 0;
-  std::uint64_t terminates = 0;        // Terminates sent or received by the reference connections
+  std::uint64_t terminates = 0;  // Terminates sent or received by the reference connections
   std::uint64_t octets_in = 0;
   std::uint64_t octets_out = 0;
   std::size_t peak_connections = 0;
@@ -83,8 +83,8 @@ class TcpServer {
   // Binds and listens (SO_REUSEADDR; the first address of HOST that binds).
   // nullptr with a one-line `error` for a bad address, an address in use, a
   // misconfigured target.
-  static std::unique_ptr<TcpServer> Create(std::shared_ptr<ReferenceTarget> target,
-                                           TcpServerOptions options, LogFn log, std::string& error);
+  static std::unique_ptr<TcpServer> Create(std::shared_ptr<ReferenceTarget> target, TcpServerOptions options, LogFn log,
+                                           std::string& error);
   ~TcpServer();
   TcpServer(const TcpServer&) = delete;
   TcpServer& operator=(const TcpServer&) = delete;

@@ -19,11 +19,11 @@
 namespace rdmapct::targets {
 
 enum class IoStatus : uint8_t {
-  kOk,        // bytes were moved
-  kTimeout,   // nothing arrived before the deadline
-  kClosed,    // the peer closed its sending side (FIN); no more bytes will come
-  kReset,     // the connection was reset / aborted (RST)
-  kError,     // any other transport failure (see Transport::last_error())
+  kOk,       // bytes were moved
+  kTimeout,  // nothing arrived before the deadline
+  kClosed,   // the peer closed its sending side (FIN); no more bytes will come
+  kReset,    // the connection was reset / aborted (RST)
+  kError,    // any other transport failure (see Transport::last_error())
 };
 const char* IoStatusName(IoStatus s);
 
@@ -38,8 +38,7 @@ class Transport {
   // Appends at most `max_bytes` octets that have arrived to `out`, waiting up
   // to `timeout` for the first one. Returns kOk if at least one octet was
   // appended.
-  virtual IoStatus Read(wire::Bytes& out, std::size_t max_bytes,
-                        std::chrono::milliseconds timeout) = 0;
+  virtual IoStatus Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) = 0;
 
   // Half-close (FIN) our sending side; reads still work.
   virtual void ShutdownWrite() = 0;
@@ -63,8 +62,7 @@ class TargetConnector {
  public:
   virtual ~TargetConnector() = default;
   // nullptr on failure, with a one-line reason in `error`.
-  virtual std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout,
-                                             std::string& error) = 0;
+  virtual std::unique_ptr<Transport> Connect(std::chrono::milliseconds timeout, std::string& error) = 0;
   virtual std::string Describe() const = 0;
 
   // The target as MPA Initiator (docs/target-convention.md §10): waits for

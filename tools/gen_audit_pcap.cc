@@ -103,18 +103,22 @@ void OutOfBoundsWriteWrongTerminate(TcpConnection& c) {
   b.Fpdu(Sender::kClient, write);
   // Wrong: RDMAP Invalid STag instead of DDP Base or bounds violation, and
   // no DDP Segment Length / Terminated DDP Header.
-  b.Fpdu(Sender::kServer, wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapInvalidStag, nullptr, 0, nullptr)));
+  b.Fpdu(Sender::kServer,
+         wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapInvalidStag, nullptr, 0, nullptr)));
   b.Close();
 }
 
 void ShortReadResponse(TcpConnection& c) {
   ConnectionBuilder b(c);
   b.Handshake();
-  const wire::ReadRequestHeader rr{.sink_stag = 0x0000AA01, .sink_tagged_offset = 0x2000, .read_message_size = 64,
-                                   .source_stag = 0x0000BB01, .source_tagged_offset = 0x3000};
+  const wire::ReadRequestHeader rr{.sink_stag = 0x0000AA01,
+                                   .sink_tagged_offset = 0x2000,
+                                   .read_message_size = 64,
+                                   .source_stag = 0x0000BB01,
+                                   .source_tagged_offset = 0x3000};
   b.Fpdu(Sender::kClient, wire::MakeReadRequest(1, rr));
-  const std::string data(48, 'r');   // RdmapSegment only points at its payload
-  b.Fpdu(Sender::kServer, wire::MakeReadResponse(0x0000AA01, 0x2000, Text(data)));   // L = 1 after 48 of 64 octets
+  const std::string data(48, 'r');  // RdmapSegment only points at its payload
+  b.Fpdu(Sender::kServer, wire::MakeReadResponse(0x0000AA01, 0x2000, Text(data)));  // L = 1 after 48 of 64 octets
   b.Close();
 }
 
@@ -123,7 +127,8 @@ void BadCrcAnsweredCorrectly(TcpConnection& c) {
   b.Handshake();
   b.Fpdu(Sender::kClient, wire::MakeSend(wire::Opcode::kSend, 1, Text("hello")));
   b.Fpdu(Sender::kServer, wire::MakeSend(wire::Opcode::kSend, 1, Text("reply")), 0xDEADBEEF);
-  b.Fpdu(Sender::kClient, wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kMpaCrcError, nullptr, 0, nullptr)));
+  b.Fpdu(Sender::kClient,
+         wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kMpaCrcError, nullptr, 0, nullptr)));
   b.Close();
 }
 
@@ -146,7 +151,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   capture::TcpCapture cap;
-  cap.start = std::chrono::system_clock::time_point(std::chrono::seconds(1767225600));   // 2026-01-01 00:00:00 UTC
+  cap.start = std::chrono::system_clock::time_point(std::chrono::seconds(1767225600));  // 2026-01-01 00:00:00 UTC
   cap.connections.resize(4);
   OutOfBoundsWriteWrongTerminate(cap.connections[0]);
   ShortReadResponse(cap.connections[1]);

@@ -61,9 +61,12 @@ std::string Slug(const char* name) {
   std::string s;
   for (const char* p = name; *p != '\0'; ++p) {
     const char ch = *p;
-    if (ch >= 'A' && ch <= 'Z') s += static_cast<char>(ch - 'A' + 'a');
-    else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) s += ch;
-    else if (!s.empty() && s.back() != '_') s += '_';
+    if (ch >= 'A' && ch <= 'Z')
+      s += static_cast<char>(ch - 'A' + 'a');
+    else if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+      s += ch;
+    else if (!s.empty() && s.back() != '_')
+      s += '_';
   }
   return s;
 }
@@ -78,8 +81,7 @@ struct Message {
 
 const ReadRequestHeader kReadRequest{0x00001a01, 0x00007f3a12340000, 4096, 0x00002b02, 0x0000000000001000};
 
-TerminateHeader Terminate(TerminateCode code, bool with_ddp, bool tagged_echo, bool with_rdma,
-                          TerminateForm form) {
+TerminateHeader Terminate(TerminateCode code, bool with_ddp, bool tagged_echo, bool with_rdma, TerminateForm form) {
   DdpSegmentHeader echo;
   echo.tagged = tagged_echo;
   echo.rsvd_ulp0 = tagged_echo ? RdmapControlByte(Opcode::kRdmaWrite) : RdmapControlByte(Opcode::kRdmaReadRequest);
@@ -90,17 +92,15 @@ TerminateHeader Terminate(TerminateCode code, bool with_ddp, bool tagged_echo, b
     echo.queue_number = 1;
     echo.msn = 5;
   }
-  return MakeTerminateHeader(code, with_ddp ? &echo : nullptr, with_ddp ? 46 : 0,
-                             with_rdma ? &kReadRequest : nullptr, form);
+  return MakeTerminateHeader(code, with_ddp ? &echo : nullptr, with_ddp ? 46 : 0, with_rdma ? &kReadRequest : nullptr,
+                             form);
 }
 
 std::vector<Message> EveryOpcode() {
   const Bytes payload = Filler(32, 1);
   const Bytes hash = Filler(32, 2);
   std::vector<Message> out;
-  auto add = [&](Opcode op, const RdmapSegment& seg) {
-    out.push_back({Slug(OpcodeName(op)), EncodeSegment(seg)});
-  };
+  auto add = [&](Opcode op, const RdmapSegment& seg) { out.push_back({Slug(OpcodeName(op)), EncodeSegment(seg)}); };
   add(Opcode::kRdmaWrite, MakeRdmaWrite(0x00001a01, 0x00007f3a12340000, payload));
   add(Opcode::kRdmaReadRequest, MakeReadRequest(1, kReadRequest));
   add(Opcode::kRdmaReadResponse, MakeReadResponse(0x00002b02, 0x1000, payload));
@@ -168,10 +168,10 @@ void DdpSegmentSeeds(Corpus& c) {
   RdmapSegment s = MakeSend(Opcode::kSend, 1, body);
   s.ddp.rsvd = 0xF;
   s.ddp.ddp_version = 0;
-  s.ddp.rsvd_ulp0 = 0x33;   // RV 0, Rsv 3
+  s.ddp.rsvd_ulp0 = 0x33;  // RV 0, Rsv 3
   Add(c, dir, "send_reserved_bits_dv0_rv0", EncodeSegment(s));
   RdmapSegment t = MakeReadRequest(1, kReadRequest);
-  t.ddp.tagged = true;      // Read Request with T = 1
+  t.ddp.tagged = true;  // Read Request with T = 1
   t.header = {};
   Add(c, dir, "read_request_tagged", EncodeSegment(t));
   Bytes cut = EncodeSegment(MakeAtomicRequest(1, {}));
@@ -190,8 +190,8 @@ void TerminateSeeds(Corpus& c) {
     const char* name;
     bool ddp, tagged, rdma;
   };
-  const Shape shapes[] = {{"bare", false, false, false},      {"ddp_tagged", true, true, false},
-                          {"ddp_untagged", true, false, false}, {"rdma", false, false, true},
+  const Shape shapes[] = {{"bare", false, false, false},         {"ddp_tagged", true, true, false},
+                          {"ddp_untagged", true, false, false},  {"rdma", false, false, true},
                           {"ddp_tagged_rdma", true, true, true}, {"ddp_untagged_rdma", true, false, true}};
   for (const Shape& s : shapes) {
     for (TerminateForm form : {TerminateForm::kBitDriven, TerminateForm::kFixed}) {
@@ -202,8 +202,8 @@ void TerminateSeeds(Corpus& c) {
   }
   // M without D (the Segment Length alone), reserved bits, a fixed form with
   // a tagged echo tail and trailing ULP octets, and every registered code.
-  TerminateHeader m_only = Terminate(term::kDdpUntaggedInvalidMsnRangeNotValid, false, false, false,
-                                     TerminateForm::kBitDriven);
+  TerminateHeader m_only =
+      Terminate(term::kDdpUntaggedInvalidMsnRangeNotValid, false, false, false, TerminateForm::kBitDriven);
   m_only.m = m_only.has_segment_length = true;
   m_only.ddp_segment_length = 1234;
   m_only.reserved = 0x1ABC;
@@ -252,8 +252,7 @@ void StartupFrameSeeds(Corpus& c) {
     for (std::size_t pd : {0, 1, 256, 512}) {
       Add(c, dir, kind + "_rev1_pd" + std::to_string(pd), EncodeMpaStartupFrame(Frame(reply, 1, false, pd)));
       if (pd >= kMpaEnhancedDataSize) {
-        Add(c, dir, kind + "_rev2_enhanced_pd" + std::to_string(pd),
-            EncodeMpaStartupFrame(Frame(reply, 2, true, pd)));
+        Add(c, dir, kind + "_rev2_enhanced_pd" + std::to_string(pd), EncodeMpaStartupFrame(Frame(reply, 2, true, pd)));
       }
     }
     Add(c, dir, kind + "_rev2_plain", EncodeMpaStartupFrame(Frame(reply, 2, false, 8)));
@@ -334,9 +333,8 @@ void UlpConventionCommandSeeds(Corpus& c, const std::string& dir) {
   EncodeSuiteRequestExtension({4, {{0x5157e100, 0x0000530000000000ull, 0x10000, 0x1F}}}, req);
   Add(c, dir, "suite_request_1_1_extension", req);
   Bytes ev;
-  EncodeEventRecord(MakeCommandCompletedEvent(3, {2, CommandType::kRdmaRead, CompletionStatus::kSuccess, 0},
-                                              Filler(80, 9)),
-                    ev);
+  EncodeEventRecord(
+      MakeCommandCompletedEvent(3, {2, CommandType::kRdmaRead, CompletionStatus::kSuccess, 0}, Filler(80, 9)), ev);
   Add(c, dir, "event_command_completed", ev);
   Bytes blk;
   EncodeCommandsBlock({0x3FFE, 7, 1, 1, 2}, blk);
@@ -357,7 +355,7 @@ void UlpConventionSeeds(Corpus& c) {
   newer.minor_version = 2;  // newer than the decoders' 1.1
   newer.region_entry_length = 32;
   Bytes nb = adv_bytes(newer);
-  nb.push_back(0xAA);   // a newer minor may append octets
+  nb.push_back(0xAA);  // a newer minor may append octets
   Add(c, dir, "advertisement_minor2_long_entries", nb);
   Advertisement with_commands = ExampleAdvertisement(8, true);
   with_commands.minor_version = 1;
@@ -373,9 +371,9 @@ void UlpConventionSeeds(Corpus& c) {
   // A Connect Directive (convention §10.2), alone and as the Private Data of
   // the rejecting Reply a target as MPA Initiator reads it from.
   Bytes directive;
-  EncodeConnectDirective({1, 0, kDirectiveCrc | kDirectiveEnhanced | kDirectivePeerToPeer | kDirectiveReadRtr, 8, 8,
-                          0x12345678},
-                         directive);
+  EncodeConnectDirective(
+      {1, 0, kDirectiveCrc | kDirectiveEnhanced | kDirectivePeerToPeer | kDirectiveReadRtr, 8, 8, 0x12345678},
+      directive);
   Add(c, dir, "connect_directive", directive);
   MpaStartupFrame reject = Frame(true, 1, false, 0);
   reject.marker_required = false;
@@ -388,7 +386,7 @@ void UlpConventionSeeds(Corpus& c) {
   Add(c, dir, "suite_request", req);
   req.clear();
   EncodeSuiteRequest({1, 2, 0x8001, 0x12345678}, req);
-  req.push_back(0x77);   // a newer minor may append octets
+  req.push_back(0x77);  // a newer minor may append octets
   Add(c, dir, "suite_request_minor2_flags", req);
 
   const Bytes payload = Filler(100, 6);
@@ -416,7 +414,7 @@ void UlpConventionSeeds(Corpus& c) {
 
 struct DeframerSeed {
   uint8_t flags;
-  uint8_t mode;   // without the chunk count
+  uint8_t mode;  // without the chunk count
   uint32_t position;
   uint16_t max_ulpdu;
   Bytes chunks;
@@ -451,8 +449,10 @@ Bytes Stream(const std::vector<Bytes>& ulpdus, bool crc, bool markers, uint32_t 
   for (std::size_t i = 0; i < ulpdus.size(); ++i) {
     FpduEncodeOptions o = i + 1 == ulpdus.size() ? last : FpduEncodeOptions{};
     o.crc_enabled = crc;
-    if (markers) ins.AppendUlpdu(out, ulpdus[i], o);
-    else AppendFpdu(out, ulpdus[i], o);
+    if (markers)
+      ins.AppendUlpdu(out, ulpdus[i], o);
+    else
+      AppendFpdu(out, ulpdus[i], o);
   }
   return out;
 }
@@ -467,7 +467,8 @@ void DeframerSeeds(Corpus& c) {
   Add(c, dir, "markers_crc_pos0", DeframerInput({0x03, 0, 0, 0, chunky}, Stream(x, true, true, 0)));
   Add(c, dir, "markers_no_crc_pos508", DeframerInput({0x02, 0, 508, 0, {1, 0x81}}, Stream(x, false, true, 508)));
   Add(c, dir, "markers_crc_pos1002", DeframerInput({0x03, 0, 1002, 0, {7}}, Stream(x, true, true, 1002)));
-  Add(c, dir, "markers_crc_pos_wrap", DeframerInput({0x03, 0, 0xFFFFFF00u, 0, chunky}, Stream(x, true, true, 0xFFFFFF00u)));
+  Add(c, dir, "markers_crc_pos_wrap",
+      DeframerInput({0x03, 0, 0xFFFFFF00u, 0, chunky}, Stream(x, true, true, 0xFFFFFF00u)));
   // Errors, latched and continued.
   const Bytes bad_crc = Stream(x, true, false, 0, {.crc_xor = 1});
   Add(c, dir, "crc_error", DeframerInput({0x01, 0, 0, 0, chunky}, bad_crc));
@@ -497,7 +498,7 @@ void DeframerSeeds(Corpus& c) {
 // fuzz_ddp_reassembly: mode octet, then records (see the harness).
 
 struct Piece {
-  uint8_t flags;   // 0x01 L, 0x02 QN+1, 0x04 MSN+1, 0x08 T, 0x10 32-bit MO
+  uint8_t flags;  // 0x01 L, 0x02 QN+1, 0x04 MSN+1, 0x08 T, 0x10 32-bit MO
   uint32_t mo;
   uint8_t length;
 };
@@ -510,8 +511,10 @@ Bytes Pieces(uint16_t capacity, std::initializer_list<Piece> pieces) {
   uint32_t seed = 10;
   for (const Piece& p : pieces) {
     w.Put8(p.flags);
-    if (p.flags & 0x10) w.Put32(p.mo);
-    else if (!(p.flags & 0x08)) w.Put16(static_cast<uint16_t>(p.mo));
+    if (p.flags & 0x10)
+      w.Put32(p.mo);
+    else if (!(p.flags & 0x08))
+      w.Put16(static_cast<uint16_t>(p.mo));
     w.Put8(p.length);
     w.PutBytes(Filler(p.length, seed++));
   }
@@ -653,7 +656,9 @@ std::vector<cap::Packet> Conversation(bool markers, uint16_t mss, uint32_t crc_x
   MpaStartupFrame req = Frame(false, 1, false, 8), rep = Frame(true, 1, false, 4);
   req.marker_required = rep.marker_required = markers;
   cap::TcpConnection c;
-  const auto data = [&](cap::Sender s, Bytes b) { c.events.push_back({s, cap::TcpEventKind::kData, {}, std::move(b), 0}); };
+  const auto data = [&](cap::Sender s, Bytes b) {
+    c.events.push_back({s, cap::TcpEventKind::kData, {}, std::move(b), 0});
+  };
   data(cap::Sender::kClient, EncodeMpaStartupFrame(req));
   data(cap::Sender::kServer, EncodeMpaStartupFrame(rep));
   data(cap::Sender::kClient, Stream(to_responder, true, markers, 0, {.crc_xor = crc_xor}));
@@ -678,7 +683,8 @@ std::vector<cap::Packet> Conversation(bool markers, uint16_t mss, uint32_t crc_x
 std::vector<cap::CaptureRecord> Records(const std::vector<cap::Packet>& packets) {
   std::vector<cap::CaptureRecord> out;
   for (const cap::Packet& p : packets) {
-    out.push_back({std::chrono::duration_cast<std::chrono::nanoseconds>(p.time.time_since_epoch()).count(), p.frame, 0});
+    out.push_back(
+        {std::chrono::duration_cast<std::chrono::nanoseconds>(p.time.time_since_epoch()).count(), p.frame, 0});
   }
   return out;
 }
@@ -719,7 +725,8 @@ void PcapReaderSeeds(Corpus& c) {
   Add(c, dir, "ethernet.pcap", cap::BuildPcapFile(DLT_EN10MB, Records(plain)));
   Add(c, dir, "ethernet_nanosecond.pcap", cap::BuildPcapFile(DLT_EN10MB, Records(plain), 65535, true));
   Add(c, dir, "markers_mss_200.pcapng", cap::BuildPcapngFile(DLT_EN10MB, Records(Conversation(true, 200))));
-  Add(c, dir, "vlan_ipv6_ext.pcapng", cap::BuildPcapngFile(DLT_EN10MB, Relinked(plain, DLT_EN10MB, true, {5, 6}, true)));
+  Add(c, dir, "vlan_ipv6_ext.pcapng",
+      cap::BuildPcapngFile(DLT_EN10MB, Relinked(plain, DLT_EN10MB, true, {5, 6}, true)));
   Add(c, dir, "sll_vlan.pcap", cap::BuildPcapFile(DLT_LINUX_SLL, Relinked(plain, DLT_LINUX_SLL, false, {9})));
   Add(c, dir, "sll2_ipv6.pcap", cap::BuildPcapFile(kSll2, Relinked(plain, kSll2, true)));
   Add(c, dir, "raw_ipv4_options.pcap", cap::BuildPcapFile(DLT_RAW, Relinked(plain, DLT_RAW, false, {}, true)));
@@ -741,8 +748,8 @@ void PcapReaderSeeds(Corpus& c) {
   std::vector<cap::CaptureRecord> bad = Records(plain);
   bad[3].original_length = static_cast<uint32_t>(bad[3].data.size());
   bad[3].data.resize(40);
-  bad[4].data[14] = 0x95;   // IP version 9
-  bad[5].data[14 + 9] = 17; // UDP
+  bad[4].data[14] = 0x95;    // IP version 9
+  bad[5].data[14 + 9] = 17;  // UDP
   bad[6].data.resize(bad[6].data.size() - 5);
   bad[6].original_length = static_cast<uint32_t>(bad[6].data.size() + 5);
   Add(c, dir, "unparsable_frames.pcap", cap::BuildPcapFile(DLT_EN10MB, bad));
@@ -770,7 +777,8 @@ Bytes Segments(uint8_t config, const std::vector<SegmentRecord>& records) {
     w.Put16(r.seq);
     w.Put16(r.ack);
     w.Put8(static_cast<uint8_t>(r.payload.size()));
-    b.insert(b.end(), r.payload.begin(), r.payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, r.payload.size())));
+    b.insert(b.end(), r.payload.begin(),
+             r.payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(8, r.payload.size())));
   }
   return b;
 }
@@ -779,21 +787,50 @@ void TcpReassemblySeeds(Corpus& c) {
   const std::string dir = "fuzz_tcp_reassembly";
   constexpr uint8_t kS2C = 0x01, kSyn = 0x02, kFin = 0x04, kRst = 0x08, kAck = 0x10, kPort2 = 0x20, kNewIsn = 0x40;
   const SegmentRecord syn{kSyn, 0, 0, ""}, syn_ack{kS2C | kSyn | kAck, 0, 0, ""};
-  Add(c, dir, "in_order", Segments(0, {syn, syn_ack, {kAck, 0, 0, "abcdefgh"}, {kAck, 8, 0, "ijklmnop"},
-                                       {kS2C | kAck, 0, 16, "reply"}, {kFin | kAck, 16, 5, ""}, {kS2C | kFin | kAck, 5, 17, ""}}));
-  Add(c, dir, "out_of_order_retransmitted", Segments(0, {syn, syn_ack, {kAck, 16, 0, "qrstuvwx"}, {kAck, 8, 0, "ijklmnop"},
-                                                         {kAck, 8, 0, "ijklmnop"}, {kAck, 0, 0, "abcdefgh"}, {kAck, 4, 0, "efghIJKL"}}));
-  Add(c, dir, "gap_then_fin", Segments(0, {syn, syn_ack, {kAck, 0, 0, "abcdefgh"}, {kAck, 40, 0, "after gap"},
-                                           {kFin | kAck, 80, 0, ""}, {kS2C | kAck, 0, 90, ""}}));
-  Add(c, dir, "wrapping_isn", Segments(0x04, {syn, {kAck, 0, 0, std::string(200, 'w')}, {kAck, 200, 0, std::string(100, 'x')},
-                                              {kAck, 250, 0, std::string(120, 'y')}}));
-  Add(c, dir, "small_cap", Segments(0x01, {syn, {kAck, 20, 0, "0123456789"}, {kAck, 40, 0, "0123456789"},
-                                           {kAck, 0, 0, "01234567890123456789"}}));
-  Add(c, dir, "no_handshake_two_connections", Segments(0, {{kAck, 100, 0, "midstream"}, {kAck | kPort2, 0, 0, "other"},
-                                                           {kAck, 90, 0, "earlier..."}, {kS2C | kAck, 3, 109, "answer"},
-                                                           {kSyn | kPort2 | kNewIsn, 0, 0, ""}, {kAck | kPort2, 0, 0, "new"}}));
-  Add(c, dir, "rst_and_after_fin", Segments(2, {syn, {kFin | kAck, 0, 0, "last"}, {kAck, 4, 0, "too late"},
-                                                {kS2C | kRst | kAck, 0, 5, "reset text"}, {kAck, 3, 0, "x"}}));
+  Add(c, dir, "in_order",
+      Segments(0, {syn,
+                   syn_ack,
+                   {kAck, 0, 0, "abcdefgh"},
+                   {kAck, 8, 0, "ijklmnop"},
+                   {kS2C | kAck, 0, 16, "reply"},
+                   {kFin | kAck, 16, 5, ""},
+                   {kS2C | kFin | kAck, 5, 17, ""}}));
+  Add(c, dir, "out_of_order_retransmitted",
+      Segments(0, {syn,
+                   syn_ack,
+                   {kAck, 16, 0, "qrstuvwx"},
+                   {kAck, 8, 0, "ijklmnop"},
+                   {kAck, 8, 0, "ijklmnop"},
+                   {kAck, 0, 0, "abcdefgh"},
+                   {kAck, 4, 0, "efghIJKL"}}));
+  Add(c, dir, "gap_then_fin",
+      Segments(0, {syn,
+                   syn_ack,
+                   {kAck, 0, 0, "abcdefgh"},
+                   {kAck, 40, 0, "after gap"},
+                   {kFin | kAck, 80, 0, ""},
+                   {kS2C | kAck, 0, 90, ""}}));
+  Add(c, dir, "wrapping_isn",
+      Segments(0x04, {syn,
+                      {kAck, 0, 0, std::string(200, 'w')},
+                      {kAck, 200, 0, std::string(100, 'x')},
+                      {kAck, 250, 0, std::string(120, 'y')}}));
+  Add(c, dir, "small_cap",
+      Segments(0x01,
+               {syn, {kAck, 20, 0, "0123456789"}, {kAck, 40, 0, "0123456789"}, {kAck, 0, 0, "01234567890123456789"}}));
+  Add(c, dir, "no_handshake_two_connections",
+      Segments(0, {{kAck, 100, 0, "midstream"},
+                   {kAck | kPort2, 0, 0, "other"},
+                   {kAck, 90, 0, "earlier..."},
+                   {kS2C | kAck, 3, 109, "answer"},
+                   {kSyn | kPort2 | kNewIsn, 0, 0, ""},
+                   {kAck | kPort2, 0, 0, "new"}}));
+  Add(c, dir, "rst_and_after_fin",
+      Segments(2, {syn,
+                   {kFin | kAck, 0, 0, "last"},
+                   {kAck, 4, 0, "too late"},
+                   {kS2C | kRst | kAck, 0, 5, "reset text"},
+                   {kAck, 3, 0, "x"}}));
 }
 
 // ---------------------------------------------------------------------------

@@ -37,8 +37,10 @@ struct Segment {
   Bytes octets;
 };
 
-const ReadRequestHeader kReadRequest{.sink_stag = 0x0000AA01, .sink_tagged_offset = 0x2000,
-                                     .read_message_size = 4096, .source_stag = 0x0000BB01,
+const ReadRequestHeader kReadRequest{.sink_stag = 0x0000AA01,
+                                     .sink_tagged_offset = 0x2000,
+                                     .read_message_size = 4096,
+                                     .source_stag = 0x0000BB01,
                                      .source_tagged_offset = 0x3000};
 
 Segment Seg(std::string label, const RdmapSegment& s) { return {std::move(label), EncodeSegment(s)}; }
@@ -83,14 +85,11 @@ void AddRfc7306(std::vector<Segment>& out) {
 
 void AddCommit(std::vector<Segment>& out) {
   static constexpr uint8_t kHash[] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
-  out.push_back(Seg("RDMA Flush Request",
-                    MakeFlushRequest(3, {0x0000EE01, 4096, 0x5000, kFlushToPersistence})));
+  out.push_back(Seg("RDMA Flush Request", MakeFlushRequest(3, {0x0000EE01, 4096, 0x5000, kFlushToPersistence})));
   out.push_back(Seg("RDMA Flush Response", MakeFlushResponse(2)));
-  out.push_back(Seg("RDMA Verify Request",
-                    MakeVerifyRequest(4, {0x0000EE02, 4096, 0x6000, ByteSpan(kHash)})));
+  out.push_back(Seg("RDMA Verify Request", MakeVerifyRequest(4, {0x0000EE02, 4096, 0x6000, ByteSpan(kHash)})));
   out.push_back(Seg("RDMA Verify Response", MakeVerifyResponse(3, ByteSpan(kHash))));
-  out.push_back(Seg("Atomic Write Request",
-                    MakeAtomicWriteRequest(5, {0x0000EE03, 8, 0x7000, 0x1122334455667788})));
+  out.push_back(Seg("Atomic Write Request", MakeAtomicWriteRequest(5, {0x0000EE03, 8, 0x7000, 0x1122334455667788})));
   out.push_back(Seg("Atomic Write Response", MakeAtomicWriteResponse(4)));
 }
 
@@ -121,8 +120,8 @@ std::vector<Segment> MultiSegment() {
     auto planned = SegmentDdpMessage(first, body, 256);
     const std::vector<Bytes> enc = EncodeDdpSegments(*planned);
     for (std::size_t i = 0; i < enc.size(); ++i) {
-      segs.push_back({std::string(what) + " segment " + std::to_string(i + 1) + " of " + std::to_string(enc.size()),
-                      enc[i]});
+      segs.push_back(
+          {std::string(what) + " segment " + std::to_string(i + 1) + " of " + std::to_string(enc.size()), enc[i]});
     }
   };
   add("Send", MakeSend(Opcode::kSend, 1, {}).ddp, kSendBody);
@@ -137,8 +136,8 @@ MpaStartupFrame RequestFrame(bool markers) {
   f.crc_required = true;
   f.enhanced = true;
   f.revision = 2;
-  f.enhanced_data = EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = false, .ird = 8,
-                                   .write_rtr = true, .read_rtr = false, .ord = 8};
+  f.enhanced_data =
+      EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = false, .ird = 8, .write_rtr = true, .read_rtr = false, .ord = 8};
   return f;
 }
 
@@ -162,8 +161,8 @@ MpaStartupFrame ReplyFrame() {
 
 struct Example {
   std::string name;
-  std::string summary;        // the comment header's description
-  std::string decode_flags;   // how to decode it
+  std::string summary;       // the comment header's description
+  std::string decode_flags;  // how to decode it
   std::vector<std::string> labels;
   std::vector<Bytes> chunks;  // one per frame, as on the wire
   bool one_per_line = false;  // bare DDP segments: one segment per line
@@ -172,16 +171,17 @@ struct Example {
 Example MpaExample(std::string name, std::string summary, const MpaStartupFrame& frame,
                    const std::vector<Segment>& segs, bool markers, Profile p) {
   Example e{std::move(name), std::move(summary), "", {}, {}, false};
-  e.decode_flags = "--mpa --profile " + std::string(ProfileName(p)) + " --crc on --markers " +
-                   (markers ? "on" : "off");
+  e.decode_flags = "--mpa --profile " + std::string(ProfileName(p)) + " --crc on --markers " + (markers ? "on" : "off");
   e.labels.push_back(frame.is_reply ? "MPA Reply Frame" : "MPA Request Frame");
   e.chunks.push_back(EncodeMpaStartupFrame(frame));
   // REQ R5044-4.3-10: the first Marker precedes the first FPDU (SeqStart).
   MarkerInserter markers_out(0);
   for (const Segment& s : segs) {
     Bytes fpdu;
-    if (markers) markers_out.AppendUlpdu(fpdu, s.octets);
-    else AppendFpdu(fpdu, s.octets);
+    if (markers)
+      markers_out.AppendUlpdu(fpdu, s.octets);
+    else
+      AppendFpdu(fpdu, s.octets);
     e.labels.push_back(s.label);
     e.chunks.push_back(std::move(fpdu));
   }
@@ -195,21 +195,28 @@ std::vector<Example> Examples() {
     for (bool markers : {false, true}) {
       out.push_back(MpaExample("all-opcodes-" + pn + (markers ? "-markers" : ""),
                                "MPA Initiator to Responder: MPA Request Frame, then one FPDU per opcode of "
-                               "profile " + pn + ", CRC on, Markers " + (markers ? "on" : "off") + ".",
+                               "profile " +
+                                   pn + ", CRC on, Markers " + (markers ? "on" : "off") + ".",
                                RequestFrame(markers), AllOpcodes(p), markers, p));
     }
   }
-  out.push_back(MpaExample("multi-segment", "MPA Initiator to Responder: MPA Request Frame, then a 1000-octet Send "
+  out.push_back(MpaExample("multi-segment",
+                           "MPA Initiator to Responder: MPA Request Frame, then a 1000-octet Send "
                            "and a 600-octet RDMA Write, each segmented at MULPDU 256, CRC on, Markers on.",
                            RequestFrame(true), MultiSegment(), true, Profile::kCommit));
   std::vector<Segment> reply_segs;
   reply_segs.push_back(Seg("RDMA Read Response", MakeReadResponse(0x0000AA01, 0x2000, Text("Read Response..."))));
   reply_segs.push_back(Seg("Terminate", TerminateSegment()));
-  out.push_back(MpaExample("responder-commit", "MPA Responder to Initiator: MPA Reply Frame with a test-ULP "
+  out.push_back(MpaExample("responder-commit",
+                           "MPA Responder to Initiator: MPA Reply Frame with a test-ULP "
                            "Advertisement, a Read Response and a Terminate, CRC on, Markers off.",
                            ReplyFrame(), reply_segs, false, Profile::kCommit));
-  Example ddp{"ddp-segments", "Bare DDP segments (no MPA), one per line: every opcode of profile commit.",
-              "--ddp --profile commit", {}, {}, true};
+  Example ddp{"ddp-segments",
+              "Bare DDP segments (no MPA), one per line: every opcode of profile commit.",
+              "--ddp --profile commit",
+              {},
+              {},
+              true};
   for (const Segment& s : AllOpcodes(Profile::kCommit)) {
     ddp.labels.push_back(s.label);
     ddp.chunks.push_back(s.octets);
@@ -225,8 +232,8 @@ std::string Render(const Example& e) {
   s += "# Decode: rdmapct decode " + e.decode_flags + " examples/streams/" + e.name + ".hex\n";
   std::size_t offset = 0;
   for (std::size_t i = 0; i < e.chunks.size(); ++i) {
-    s += "\n# " + e.labels[i] + " (offset " + std::to_string(offset) + ", " +
-         std::to_string(e.chunks[i].size()) + " octets)\n";
+    s += "\n# " + e.labels[i] + " (offset " + std::to_string(offset) + ", " + std::to_string(e.chunks[i].size()) +
+         " octets)\n";
     const std::size_t per_line = e.one_per_line ? e.chunks[i].size() : 16;
     s += FormatHexLines(e.chunks[i], per_line);
     offset += e.chunks[i].size();

@@ -16,18 +16,16 @@ namespace rdmapct::model {
 // The Terminate header for `v` (code, M/D/R, DDP Segment Length, echoed
 // headers) per terminate_map.h, the DecisionOptions and the faults
 // (wrong-terminate-code, terminate-without-terminated-header).
-wire::TerminateHeader BuildTerminateHeader(const Violation& v, const DecisionOptions& options,
-                                           const FaultSet& faults);
+wire::TerminateHeader BuildTerminateHeader(const Violation& v, const DecisionOptions& options, const FaultSet& faults);
 
 // Appends the complete Terminate ULPDU (untagged DDP header on QN 2 with
 // `msn`, L=1, MO=0, RV/DV as given, then the Terminate header) to `out`.
 // Profile selects the RDMAP Control Field layout.
-void EmitTerminate(const wire::TerminateHeader& h, uint32_t msn, wire::Profile profile,
-                   uint8_t rdmap_version, uint8_t ddp_version, wire::Bytes& out);
+void EmitTerminate(const wire::TerminateHeader& h, uint32_t msn, wire::Profile profile, uint8_t rdmap_version,
+                   uint8_t ddp_version, wire::Bytes& out);
 
 // BuildTerminateHeader + EmitTerminate.
-void EmitTerminate(const Violation& v, uint32_t msn, wire::Profile profile,
-                   uint8_t rdmap_version, uint8_t ddp_version, const DecisionOptions& options,
-                   const FaultSet& faults, wire::Bytes& out);
+void EmitTerminate(const Violation& v, uint32_t msn, wire::Profile profile, uint8_t rdmap_version, uint8_t ddp_version,
+                   const DecisionOptions& options, const FaultSet& faults, wire::Bytes& out);
 
 }  // namespace rdmapct::model

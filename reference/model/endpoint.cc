@@ -15,24 +15,24 @@ using wire::Opcode;
 // ONE table: opcode -> handler. Which opcodes exist is the profile's business
 // (CheckOpcode runs first), so every row is always filled.
 const std::array<RdmapEndpoint::RxHandler, wire::kOpcodeCount> RdmapEndpoint::kRxHandlers = {
-    &RdmapEndpoint::OnRdmaWrite,           // 0x0 RDMA Write
-    &RdmapEndpoint::OnReadRequest,         // 0x1 RDMA Read Request
-    &RdmapEndpoint::OnReadResponse,        // 0x2 RDMA Read Response
-    &RdmapEndpoint::OnSend,                // 0x3 Send
-    &RdmapEndpoint::OnSend,                // 0x4 Send with Invalidate
-    &RdmapEndpoint::OnSend,                // 0x5 Send with SE
-    &RdmapEndpoint::OnSend,                // 0x6 Send with SE and Invalidate
-    &RdmapEndpoint::OnTerminate,           // 0x7 Terminate
-    &RdmapEndpoint::OnImmediateData,       // 0x8 Immediate Data
-    &RdmapEndpoint::OnImmediateData,       // 0x9 Immediate Data with SE
-    &RdmapEndpoint::OnAtomicRequest,       // 0xA Atomic Request
-    &RdmapEndpoint::OnAtomicResponse,      // 0xB Atomic Response
-    &RdmapEndpoint::OnFlushRequest,        // 0xC RDMA Flush Request
-    &RdmapEndpoint::OnFlushResponse,       // 0xD RDMA Flush Response
-    &RdmapEndpoint::OnVerifyRequest,       // 0xE RDMA Verify Request
-    &RdmapEndpoint::OnVerifyResponse,      // 0xF RDMA Verify Response
-    &RdmapEndpoint::OnAtomicWriteRequest,  // 0x10 Atomic Write Request
-    &RdmapEndpoint::OnAtomicWriteResponse, // 0x11 Atomic Write Response
+    &RdmapEndpoint::OnRdmaWrite,            // 0x0 RDMA Write
+    &RdmapEndpoint::OnReadRequest,          // 0x1 RDMA Read Request
+    &RdmapEndpoint::OnReadResponse,         // 0x2 RDMA Read Response
+    &RdmapEndpoint::OnSend,                 // 0x3 Send
+    &RdmapEndpoint::OnSend,                 // 0x4 Send with Invalidate
+    &RdmapEndpoint::OnSend,                 // 0x5 Send with SE
+    &RdmapEndpoint::OnSend,                 // 0x6 Send with SE and Invalidate
+    &RdmapEndpoint::OnTerminate,            // 0x7 Terminate
+    &RdmapEndpoint::OnImmediateData,        // 0x8 Immediate Data
+    &RdmapEndpoint::OnImmediateData,        // 0x9 Immediate Data with SE
+    &RdmapEndpoint::OnAtomicRequest,        // 0xA Atomic Request
+    &RdmapEndpoint::OnAtomicResponse,       // 0xB Atomic Response
+    &RdmapEndpoint::OnFlushRequest,         // 0xC RDMA Flush Request
+    &RdmapEndpoint::OnFlushResponse,        // 0xD RDMA Flush Response
+    &RdmapEndpoint::OnVerifyRequest,        // 0xE RDMA Verify Request
+    &RdmapEndpoint::OnVerifyResponse,       // 0xF RDMA Verify Response
+    &RdmapEndpoint::OnAtomicWriteRequest,   // 0x10 Atomic Write Request
+    &RdmapEndpoint::OnAtomicWriteResponse,  // 0x11 Atomic Write Response
 };
 
 RdmapEndpoint::RdmapEndpoint(EndpointConfig config) : config_(std::move(config)) {}
@@ -62,8 +62,8 @@ bool RdmapEndpoint::AcceptInState(wire::ByteSpan ulpdu, Reactions& out) {
   }
   ++segments_dropped_;
   if (state_ == StreamState::kTerminateReceived) {
-    Violation v = MakeViolation(ViolationKind::kMessageAfterTerminate, "R5040-5.4-10",
-                                "segment after the peer's Terminate");
+    Violation v =
+        MakeViolation(ViolationKind::kMessageAfterTerminate, "R5040-5.4-10", "segment after the peer's Terminate");
     auto ddp = wire::DecodeDdpSegment(ulpdu);
     if (ddp.ok()) {
       v.offending.has_ddp_header = true;
@@ -81,8 +81,7 @@ bool RdmapEndpoint::AcceptInState(wire::ByteSpan ulpdu, Reactions& out) {
 void RdmapEndpoint::OnUndecodable(wire::ByteSpan ulpdu, Reactions& out) {
   auto ddp = wire::DecodeDdpSegment(ulpdu);
   if (!ddp.ok()) {
-    Violation v = MakeViolation(ViolationKind::kDdpHeaderTruncated, "R5041-4.1-01",
-                                ddp.error().Describe());
+    Violation v = MakeViolation(ViolationKind::kDdpHeaderTruncated, "R5041-4.1-01", ddp.error().Describe());
     v.offending.ulpdu_length = static_cast<uint32_t>(ulpdu.size());
     RaiseViolation(std::move(v), out);
     return;
@@ -104,10 +103,8 @@ void RdmapEndpoint::Dispatch(const RxSegment& rx, bool header_truncated, Reactio
     const bool terminate = info.opcode == Opcode::kTerminate;
     CheckResult r = CheckRdmapHeaderLength(info, rx.payload().size());
     if (terminate || !r) {
-      r = MakeViolation(terminate ? ViolationKind::kMalformedTerminate
-                                  : ViolationKind::kRdmapHeaderLength,
-                        terminate ? "R5040-4.8-01" : "R5040-4.2-01",
-                        std::string(info.name) + " header truncated");
+      r = MakeViolation(terminate ? ViolationKind::kMalformedTerminate : ViolationKind::kRdmapHeaderLength,
+                        terminate ? "R5040-4.8-01" : "R5040-4.2-01", std::string(info.name) + " header truncated");
     }
     Raise(rx, std::move(*r), out);
     return;
@@ -138,8 +135,8 @@ bool RdmapEndpoint::CheckCommon(const RxSegment& rx, Reactions& out) {
   }
   // accept-unexpected-opcode: what cannot be dispatched is dropped
   // (accept-atomic-response-on-any-queue: an Atomic Response is dispatched).
-  const bool any_queue = f.Has(Fault::kAcceptAtomicResponseOnAnyQueue) && rx.info != nullptr &&
-                         rx.info->opcode == Opcode::kAtomicResponse;
+  const bool any_queue =
+      f.Has(Fault::kAcceptAtomicResponseOnAnyQueue) && rx.info != nullptr && rx.info->opcode == Opcode::kAtomicResponse;
   if (rx.info == nullptr || rx.info->tagged != rx.ddp().tagged ||
       (!rx.ddp().tagged && rx.ddp().queue_number != rx.info->queue_number && !any_queue)) {
     ++segments_dropped_;
@@ -151,15 +148,16 @@ bool RdmapEndpoint::CheckCommon(const RxSegment& rx, Reactions& out) {
 bool RdmapEndpoint::CheckSingleSegment(const RxSegment& rx, Reactions& out) {
   const wire::DdpSegmentHeader& h = rx.ddp();
   if (h.message_offset != 0) {
-    Raise(rx, MakeViolation(ViolationKind::kInvalidMo, "R5041-7.1-U3",
-                            std::string(rx.info->name) + " segment with MO " +
-                                std::to_string(h.message_offset)),
+    Raise(rx,
+          MakeViolation(ViolationKind::kInvalidMo, "R5041-7.1-U3",
+                        std::string(rx.info->name) + " segment with MO " + std::to_string(h.message_offset)),
           out);
     return false;
   }
   if (!h.last) {
-    Raise(rx, MakeViolation(ViolationKind::kMessageTooLong, "R5041-7.1-U4",
-                            std::string(rx.info->name) + " continues past its header (L=0)"),
+    Raise(rx,
+          MakeViolation(ViolationKind::kMessageTooLong, "R5041-7.1-U4",
+                        std::string(rx.info->name) + " continues past its header (L=0)"),
           out);
     return false;
   }
@@ -185,9 +183,10 @@ bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
   const bool additive = config_.decisions.ird_accounting == IrdAccounting::kAdditive;
   const uint32_t limit = additive && extension ? config_.decisions.extension_ird : config_.ird;
   if (!f.Has(Fault::kIgnoreIrd) && PendingCount(extension) >= limit) {
-    Raise(rx, MakeViolation(ViolationKind::kIrdExceeded, "R5040-6.1-10",
-                            std::to_string(PendingCount(extension)) +
-                                " inbound requests outstanding, IRD " + std::to_string(limit)),
+    Raise(rx,
+          MakeViolation(
+              ViolationKind::kIrdExceeded, "R5040-6.1-10",
+              std::to_string(PendingCount(extension)) + " inbound requests outstanding, IRD " + std::to_string(limit)),
           out);
     return false;
   }
@@ -203,8 +202,7 @@ bool RdmapEndpoint::CheckUntaggedRequest(const RxSegment& rx, Reactions& out) {
 bool RdmapEndpoint::CheckUntaggedResponse(const RxSegment& rx, Reactions& out) {
   // accept-unexpected-responses: what matches no request is dropped unchecked.
   if (config_.faults.Has(Fault::kAcceptUnexpectedResponses) &&
-      (outstanding_responses_.empty() ||
-       outstanding_responses_.front().response != rx.info->opcode)) {
+      (outstanding_responses_.empty() || outstanding_responses_.front().response != rx.info->opcode)) {
     ++segments_dropped_;
     return false;
   }
@@ -219,9 +217,9 @@ bool RdmapEndpoint::CheckUntaggedResponse(const RxSegment& rx, Reactions& out) {
   if (outstanding_responses_.empty()) return false;  // skip-msn-check: nothing to match
   const OutstandingResponse& front = outstanding_responses_.front();
   if (front.response != rx.info->opcode) {
-    Raise(rx, MakeViolation(ViolationKind::kResponseOpcodeMismatch, "R7306-5.2.2-S7",
-                            std::string(rx.info->name) + " answers a " +
-                                wire::OpcodeName(front.request)),
+    Raise(rx,
+          MakeViolation(ViolationKind::kResponseOpcodeMismatch, "R7306-5.2.2-S7",
+                        std::string(rx.info->name) + " answers a " + wire::OpcodeName(front.request)),
           out);
     return false;
   }
@@ -269,8 +267,8 @@ void RdmapEndpoint::RaiseViolation(Violation v, Reactions& out) {
   UlpEvent& e = out.AddEvent(UlpEventKind::kError);
   e.violation = v.kind;
   const TerminateRule& rule = RuleFor(v.kind);
-  const bool answer = rule.emits_terminate || (v.kind == ViolationKind::kMalformedTerminate &&
-                                               config_.decisions.answer_malformed_terminate);
+  const bool answer = rule.emits_terminate ||
+                      (v.kind == ViolationKind::kMalformedTerminate && config_.decisions.answer_malformed_terminate);
   const auto is_live = [&] { return state_ == StreamState::kStreaming || state_ == StreamState::kClosing; };
   // Not while a response is being sent: its own failure is this violation,
   // and flushing again would serve the same failing response forever.
@@ -313,10 +311,14 @@ void RdmapEndpoint::RecordViolation(Violation v, Reactions& out) {
 // connections.
 bool RdmapEndpoint::PassiveTargetKnown(const wire::RdmapMessageView& v) const {
   uint32_t stag = 0;
-  if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header)) stag = a->remote_stag;
-  else if (const auto* f = std::get_if<wire::FlushRequestHeader>(&v.header)) stag = f->data_sink_stag;
-  else if (const auto* w = std::get_if<wire::AtomicWriteRequestHeader>(&v.header)) stag = w->data_sink_stag;
-  else return false;
+  if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header))
+    stag = a->remote_stag;
+  else if (const auto* f = std::get_if<wire::FlushRequestHeader>(&v.header))
+    stag = f->data_sink_stag;
+  else if (const auto* w = std::get_if<wire::AtomicWriteRequestHeader>(&v.header))
+    stag = w->data_sink_stag;
+  else
+    return false;
   return resources_.FindRegion(stag) != nullptr;
 }
 
@@ -337,7 +339,7 @@ void RdmapEndpoint::OnLlpError(wire::TerminateCode code, Reactions& out) {
   ViolationKind kind = ViolationKind::kLlpOtherError;
   if (code == wire::term::kMpaCrcError) kind = ViolationKind::kLlpCrcError;
   if (code == wire::term::kMpaMarkerMismatch) kind = ViolationKind::kLlpMarkerMismatch;
-  const char* id = kind == ViolationKind::kLlpCrcError        ? "R5044-8-T02"
+  const char* id = kind == ViolationKind::kLlpCrcError         ? "R5044-8-T02"
                    : kind == ViolationKind::kLlpMarkerMismatch ? "R5044-8-T03"
                                                                : "R5041-6.2.2-01";
   RaiseViolation(MakeViolation(kind, id, wire::Describe(code)), out);
@@ -354,8 +356,7 @@ bool RdmapEndpoint::CanTransmit() const {
   return config_.faults.Has(Fault::kAnswerAfterTerminate) && state_ != StreamState::kError;
 }
 
-std::span<const uint8_t> RdmapEndpoint::PeekRegion(uint32_t stag, uint64_t tagged_offset,
-                                                   std::size_t length) const {
+std::span<const uint8_t> RdmapEndpoint::PeekRegion(uint32_t stag, uint64_t tagged_offset, std::size_t length) const {
   const MemoryRegion* r = resources_.FindRegion(stag);
   if (r == nullptr) return {};
   auto bytes = resources_.RegionBytes(*r, tagged_offset, length);

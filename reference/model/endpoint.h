@@ -41,12 +41,12 @@ inline constexpr std::size_t kDefaultMulpdu = 1452;
 
 struct EndpointConfig {
   wire::Profile profile = wire::Profile::kRfc5040;
-  uint32_t stream_id = 1;       // regions with another stream_id are "not associated"
-  uint32_t ird = 16;            // inbound QN1 request slots (RFC 5040 §6.1)
-  uint32_t ord = 16;            // outbound outstanding requests
-  std::size_t mulpdu = kDefaultMulpdu;  // largest ULPDU this endpoint sends
-  uint8_t ddp_version = wire::kDdpVersion;              // DV expected and sent
-  uint8_t rdmap_version = wire::kRdmaVersionIetf;       // RV expected and sent
+  uint32_t stream_id = 1;                          // regions with another stream_id are "not associated"
+  uint32_t ird = 16;                               // inbound QN1 request slots (RFC 5040 §6.1)
+  uint32_t ord = 16;                               // outbound outstanding requests
+  std::size_t mulpdu = kDefaultMulpdu;             // largest ULPDU this endpoint sends
+  uint8_t ddp_version = wire::kDdpVersion;         // DV expected and sent
+  uint8_t rdmap_version = wire::kRdmaVersionIetf;  // RV expected and sent
   // true: responses to inbound requests are sent from OnSegment itself.
   // false: they queue (in request order) until EmitPendingResponses(), which
   // lets tests keep requests outstanding (IRD, ordering, mid-read failures).
@@ -83,25 +83,25 @@ const char* PostStatusName(PostStatus s);
 
 // A Read Request this endpoint sent and whose Read Response is still due.
 struct OutstandingRead {
-  uint32_t msn = 0;                  // QN1 MSN of the request
+  uint32_t msn = 0;  // QN1 MSN of the request
   wire::ReadRequestHeader request;
-  ByteRangeSet received;             // sink octets placed (offsets from SinkTO)
+  ByteRangeSet received;  // sink octets placed (offsets from SinkTO)
   bool last_seen = false;
 };
 
 // A QN1 request this endpoint sent whose QN3 response is still due
 // (Atomic, Flush, Verify, Atomic Write).
 struct OutstandingResponse {
-  uint32_t request_msn = 0;          // QN1 MSN of the request
+  uint32_t request_msn = 0;  // QN1 MSN of the request
   wire::Opcode request = wire::Opcode::kAtomicRequest;
   wire::Opcode response = wire::Opcode::kAtomicResponse;
-  uint32_t request_id = 0;           // Atomic Request Identifier
+  uint32_t request_id = 0;  // Atomic Request Identifier
 };
 
 // An inbound request whose response has not been (fully) sent.
 struct PendingResponse {
   wire::Opcode response = wire::Opcode::kRdmaReadResponse;
-  bool extension = false;            // Atomic/COMMIT (IRD accounting, decisions D-C7)
+  bool extension = false;  // Atomic/COMMIT (IRD accounting, decisions D-C7)
   // The request's segment, for a Terminate if serving it fails later.
   OffendingSegment request_segment;
   // Read Response: the request and how many octets were already sent.
@@ -140,11 +140,9 @@ class RdmapEndpoint {
 
   // --- requester / data source (the local ULP posts) -----------------------------
   // `op` is one of the four Send variants.
-  PostStatus PostSend(wire::Opcode op, wire::ByteSpan payload, uint32_t invalidate_stag,
-                      Reactions& out);
+  PostStatus PostSend(wire::Opcode op, wire::ByteSpan payload, uint32_t invalidate_stag, Reactions& out);
   PostStatus PostImmediateData(uint64_t immediate_data, bool solicited_event, Reactions& out);
-  PostStatus PostRdmaWrite(uint32_t stag, uint64_t tagged_offset, wire::ByteSpan payload,
-                           Reactions& out);
+  PostStatus PostRdmaWrite(uint32_t stag, uint64_t tagged_offset, wire::ByteSpan payload, Reactions& out);
   PostStatus PostReadRequest(const wire::ReadRequestHeader& h, Reactions& out);
   PostStatus PostAtomicRequest(const wire::AtomicRequestHeader& h, Reactions& out);
   PostStatus PostFlushRequest(const wire::FlushRequestHeader& h, Reactions& out);
@@ -167,8 +165,7 @@ class RdmapEndpoint {
   StreamState state() const { return state_; }
   const std::optional<Violation>& first_violation() const { return first_violation_; }
   // Octets of a registered region (empty span if unknown or out of range).
-  std::span<const uint8_t> PeekRegion(uint32_t stag, uint64_t tagged_offset,
-                                      std::size_t length) const;
+  std::span<const uint8_t> PeekRegion(uint32_t stag, uint64_t tagged_offset, std::size_t length) const;
   std::size_t outstanding_reads() const { return outstanding_reads_.size(); }
   std::size_t outstanding_responses() const { return outstanding_responses_.size(); }
   std::size_t pending_responses() const { return pending_.size(); }
@@ -201,22 +198,22 @@ class RdmapEndpoint {
   bool CheckSingleSegment(const RxSegment& rx, Reactions& out);
 
   // --- handlers: one file per message family ---
-  void OnSend(const RxSegment& rx, Reactions& out);            // rx_untagged.cc
-  void OnImmediateData(const RxSegment& rx, Reactions& out);   // rx_untagged.cc
-  ReceiveBuffer* ClaimReceive(const RxSegment& rx, Reactions& out);  // rx_untagged.cc
+  void OnSend(const RxSegment& rx, Reactions& out);                    // rx_untagged.cc
+  void OnImmediateData(const RxSegment& rx, Reactions& out);           // rx_untagged.cc
+  ReceiveBuffer* ClaimReceive(const RxSegment& rx, Reactions& out);    // rx_untagged.cc
   void DeliverCompletedReceives(const RxSegment& rx, Reactions& out);  // rx_untagged.cc
-  void OnRdmaWrite(const RxSegment& rx, Reactions& out);       // rx_tagged.cc
-  void OnReadResponse(const RxSegment& rx, Reactions& out);    // rx_tagged.cc
-  void OnReadRequest(const RxSegment& rx, Reactions& out);     // rx_read.cc
-  void OnTerminate(const RxSegment& rx, Reactions& out);       // rx_terminate.cc
-  void OnAtomicRequest(const RxSegment& rx, Reactions& out);   // rx_atomic.cc
-  void OnAtomicResponse(const RxSegment& rx, Reactions& out);  // rx_atomic.cc
-  void OnFlushRequest(const RxSegment& rx, Reactions& out);    // rx_commit.cc
-  void OnFlushResponse(const RxSegment& rx, Reactions& out);   // rx_commit.cc
-  void OnVerifyRequest(const RxSegment& rx, Reactions& out);   // rx_commit.cc
-  void OnVerifyResponse(const RxSegment& rx, Reactions& out);  // rx_commit.cc
-  void OnAtomicWriteRequest(const RxSegment& rx, Reactions& out);   // rx_commit.cc
-  void OnAtomicWriteResponse(const RxSegment& rx, Reactions& out);  // rx_commit.cc
+  void OnRdmaWrite(const RxSegment& rx, Reactions& out);               // rx_tagged.cc
+  void OnReadResponse(const RxSegment& rx, Reactions& out);            // rx_tagged.cc
+  void OnReadRequest(const RxSegment& rx, Reactions& out);             // rx_read.cc
+  void OnTerminate(const RxSegment& rx, Reactions& out);               // rx_terminate.cc
+  void OnAtomicRequest(const RxSegment& rx, Reactions& out);           // rx_atomic.cc
+  void OnAtomicResponse(const RxSegment& rx, Reactions& out);          // rx_atomic.cc
+  void OnFlushRequest(const RxSegment& rx, Reactions& out);            // rx_commit.cc
+  void OnFlushResponse(const RxSegment& rx, Reactions& out);           // rx_commit.cc
+  void OnVerifyRequest(const RxSegment& rx, Reactions& out);           // rx_commit.cc
+  void OnVerifyResponse(const RxSegment& rx, Reactions& out);          // rx_commit.cc
+  void OnAtomicWriteRequest(const RxSegment& rx, Reactions& out);      // rx_commit.cc
+  void OnAtomicWriteResponse(const RxSegment& rx, Reactions& out);     // rx_commit.cc
 
   // --- helpers shared by the handlers (endpoint.cc / rx_untagged.cc) ---
   // Records `v` against the current segment: latches the first violation,
@@ -246,8 +243,8 @@ class RdmapEndpoint {
   void QueueResponse(PendingResponse response, Reactions& out);
   // An untagged QN3 response body: header + payload encoded into a fresh
   // PendingResponse for `rx`'s request.
-  PendingResponse MakeQn3Response(const RxSegment& rx, wire::Opcode response,
-                                  const wire::RdmapHeader& header, wire::ByteSpan payload) const;
+  PendingResponse MakeQn3Response(const RxSegment& rx, wire::Opcode response, const wire::RdmapHeader& header,
+                                  wire::ByteSpan payload) const;
   // The oldest request still waiting for its QN3 response (checked by
   // CheckUntaggedResponse before the extension handlers run), and its removal.
   const OutstandingResponse& FrontOutstandingResponse() const { return outstanding_responses_.front(); }
@@ -263,8 +260,7 @@ class RdmapEndpoint {
   wire::DdpSegmentHeader UntaggedHeader(wire::Opcode op, uint32_t qn) const;
   wire::DdpSegmentHeader TaggedHeader(wire::Opcode op, uint32_t stag, uint64_t to) const;
   PostStatus CheckCanPost(wire::Opcode op) const;
-  PostStatus PostQn1Request(wire::Opcode request, const wire::RdmapHeader& header,
-                            uint32_t request_id, Reactions& out);
+  PostStatus PostQn1Request(wire::Opcode request, const wire::RdmapHeader& header, uint32_t request_id, Reactions& out);
   // Sends (part of) the front pending response; returns segments sent.
   std::size_t EmitFrontResponse(std::size_t max_segments, Reactions& out);
   std::size_t EmitReadResponse(PendingResponse& p, std::size_t max_segments, Reactions& out);
@@ -276,17 +272,17 @@ class RdmapEndpoint {
   Resources resources_;
   StreamState state_ = StreamState::kStreaming;
   std::optional<Violation> first_violation_;
-  std::array<uint32_t, 4> expected_msn_{1, 1, 1, 1};  // inbound, per QN
-  std::array<uint32_t, 4> next_msn_{1, 1, 1, 1};      // outbound, per QN
-  std::deque<OutstandingRead> outstanding_reads_;      // requester, in request order
+  std::array<uint32_t, 4> expected_msn_{1, 1, 1, 1};       // inbound, per QN
+  std::array<uint32_t, 4> next_msn_{1, 1, 1, 1};           // outbound, per QN
+  std::deque<OutstandingRead> outstanding_reads_;          // requester, in request order
   std::deque<OutstandingResponse> outstanding_responses_;  // requester, QN3, in order
-  std::deque<PendingResponse> pending_;                // responder, in request order
+  std::deque<PendingResponse> pending_;                    // responder, in request order
   bool terminate_sent_ = false;
   bool emitting_responses_ = false;  // inside EmitPendingResponses (answer_before_terminate)
-  bool terminate_observed_ = false;                    // passive: the audited side's own
+  bool terminate_observed_ = false;  // passive: the audited side's own
   uint64_t segments_received_ = 0;
   uint64_t segments_dropped_ = 0;
-  wire::Bytes scratch_;                                // reused encode buffer
+  wire::Bytes scratch_;  // reused encode buffer
 };
 
 }  // namespace rdmapct::model

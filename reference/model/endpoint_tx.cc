@@ -13,12 +13,18 @@ using wire::Opcode;
 
 const char* PostStatusName(PostStatus s) {
   switch (s) {
-    case PostStatus::kOk: return "ok";
-    case PostStatus::kNotStreaming: return "not-streaming";
-    case PostStatus::kNotInProfile: return "not-in-profile";
-    case PostStatus::kOrdExceeded: return "ord-exceeded";
-    case PostStatus::kInvalidArgument: return "invalid-argument";
-    case PostStatus::kMessageTooLong: return "message-too-long";
+    case PostStatus::kOk:
+      return "ok";
+    case PostStatus::kNotStreaming:
+      return "not-streaming";
+    case PostStatus::kNotInProfile:
+      return "not-in-profile";
+    case PostStatus::kOrdExceeded:
+      return "ord-exceeded";
+    case PostStatus::kInvalidArgument:
+      return "invalid-argument";
+    case PostStatus::kMessageTooLong:
+      return "message-too-long";
   }
   return "?";
 }
@@ -29,8 +35,8 @@ wire::DdpSegmentHeader RdmapEndpoint::UntaggedHeader(Opcode op, uint32_t qn) con
   wire::DdpSegmentHeader h;
   h.tagged = false;
   h.ddp_version = config_.ddp_version;
-  h.rsvd_ulp0 = wire::EncodeRdmapControl(
-      wire::RdmapControl{config_.rdmap_version, 0, static_cast<uint8_t>(op)}, config_.profile);
+  h.rsvd_ulp0 =
+      wire::EncodeRdmapControl(wire::RdmapControl{config_.rdmap_version, 0, static_cast<uint8_t>(op)}, config_.profile);
   h.queue_number = qn;
   h.msn = next_msn_[qn];
   return h;
@@ -40,8 +46,8 @@ wire::DdpSegmentHeader RdmapEndpoint::TaggedHeader(Opcode op, uint32_t stag, uin
   wire::DdpSegmentHeader h;
   h.tagged = true;
   h.ddp_version = config_.ddp_version;
-  h.rsvd_ulp0 = wire::EncodeRdmapControl(
-      wire::RdmapControl{config_.rdmap_version, 0, static_cast<uint8_t>(op)}, config_.profile);
+  h.rsvd_ulp0 =
+      wire::EncodeRdmapControl(wire::RdmapControl{config_.rdmap_version, 0, static_cast<uint8_t>(op)}, config_.profile);
   h.stag = stag;
   h.tagged_offset = to;
   return h;
@@ -52,8 +58,8 @@ wire::DdpSegmentHeader RdmapEndpoint::TaggedHeader(Opcode op, uint32_t stag, uin
 // Every segment but the last is full; MO/TO advance by the octets already
 // sent; a zero-length message is one segment. Writes straight into the
 // reused Reactions buffers (the receive path answers Read Requests here).
-void RdmapEndpoint::TransmitMessage(const wire::DdpSegmentHeader& first, wire::ByteSpan body,
-                                    Reactions& out, std::size_t extra_room) {
+void RdmapEndpoint::TransmitMessage(const wire::DdpSegmentHeader& first, wire::ByteSpan body, Reactions& out,
+                                    std::size_t extra_room) {
   const std::size_t hlen = first.HeaderLength();
   const std::size_t room = (config_.mulpdu > hlen ? config_.mulpdu - hlen : 1) + extra_room;
   std::size_t off = 0;
@@ -82,8 +88,7 @@ PostStatus RdmapEndpoint::CheckCanPost(Opcode op) const {
 }
 
 // REQ R5040-5.3-01 R5040-5.3-09 R5040-5.3-10 R5040-5.3-13 R5040-4.1-03 R5041-4.3-07
-PostStatus RdmapEndpoint::PostSend(Opcode op, wire::ByteSpan payload, uint32_t invalidate_stag,
-                                   Reactions& out) {
+PostStatus RdmapEndpoint::PostSend(Opcode op, wire::ByteSpan payload, uint32_t invalidate_stag, Reactions& out) {
   const wire::OpcodeInfo& info = wire::InfoFor(op);
   if (info.tagged || info.queue_number != 0 || info.header != wire::HeaderKind::kNone) {
     return PostStatus::kInvalidArgument;
@@ -103,8 +108,7 @@ PostStatus RdmapEndpoint::PostSend(Opcode op, wire::ByteSpan payload, uint32_t i
 }
 
 // REQ R7306-6.3-01 R7306-6.3-04 R7306-6.3-05 R7306-6.3-06
-PostStatus RdmapEndpoint::PostImmediateData(uint64_t immediate_data, bool solicited_event,
-                                            Reactions& out) {
+PostStatus RdmapEndpoint::PostImmediateData(uint64_t immediate_data, bool solicited_event, Reactions& out) {
   const Opcode op = solicited_event ? Opcode::kImmediateDataWithSe : Opcode::kImmediateData;
   if (PostStatus s = CheckCanPost(op); s != PostStatus::kOk) return s;
   scratch_.clear();
@@ -116,8 +120,7 @@ PostStatus RdmapEndpoint::PostImmediateData(uint64_t immediate_data, bool solici
 }
 
 // REQ R5040-5.1-01 R5040-5.1-07 R5040-5.1-09 R5041-4.2-06 R5041-4.2-08
-PostStatus RdmapEndpoint::PostRdmaWrite(uint32_t stag, uint64_t tagged_offset,
-                                        wire::ByteSpan payload, Reactions& out) {
+PostStatus RdmapEndpoint::PostRdmaWrite(uint32_t stag, uint64_t tagged_offset, wire::ByteSpan payload, Reactions& out) {
   if (PostStatus s = CheckCanPost(Opcode::kRdmaWrite); s != PostStatus::kOk) return s;
   if (payload.size() > std::numeric_limits<uint32_t>::max()) return PostStatus::kMessageTooLong;
   const std::size_t extra = config_.faults.Has(Fault::kSplitWriteOverMulpdu) ? 16 : 0;
@@ -127,8 +130,7 @@ PostStatus RdmapEndpoint::PostRdmaWrite(uint32_t stag, uint64_t tagged_offset,
 
 // REQ R5040-6.1-09 R7306-5.2.2-S5
 // Outbound requests outstanding against ORD (shared or additive, decisions D-C7).
-static bool OrdAvailable(const EndpointConfig& c, std::size_t reads, std::size_t extensions,
-                         bool extension) {
+static bool OrdAvailable(const EndpointConfig& c, std::size_t reads, std::size_t extensions, bool extension) {
   if (c.faults.Has(Fault::kIgnoreOrd)) return true;
   if (c.decisions.ird_accounting == IrdAccounting::kShared) return reads + extensions < c.ord;
   return extension ? extensions < c.decisions.extension_ord : reads < c.ord;
@@ -153,8 +155,8 @@ PostStatus RdmapEndpoint::PostReadRequest(const wire::ReadRequestHeader& h, Reac
 // RCOMMIT-3.1.3.1-01
 // Every extension request goes on QN1 (shared MSN space with Read Requests)
 // and earns one QN3 response, matched by order (decisions D-C8, D-E).
-PostStatus RdmapEndpoint::PostQn1Request(Opcode request, const wire::RdmapHeader& header,
-                                         uint32_t request_id, Reactions& out) {
+PostStatus RdmapEndpoint::PostQn1Request(Opcode request, const wire::RdmapHeader& header, uint32_t request_id,
+                                         Reactions& out) {
   if (PostStatus s = CheckCanPost(request); s != PostStatus::kOk) return s;
   if (!OrdAvailable(config_, outstanding_reads_.size(), outstanding_responses_.size(), true)) {
     return PostStatus::kOrdExceeded;
@@ -186,8 +188,7 @@ PostStatus RdmapEndpoint::PostVerifyRequest(const wire::VerifyRequestHeader& h, 
   return PostQn1Request(Opcode::kVerifyRequest, h, 0, out);
 }
 
-PostStatus RdmapEndpoint::PostAtomicWriteRequest(const wire::AtomicWriteRequestHeader& h,
-                                                 Reactions& out) {
+PostStatus RdmapEndpoint::PostAtomicWriteRequest(const wire::AtomicWriteRequestHeader& h, Reactions& out) {
   return PostQn1Request(Opcode::kAtomicWriteRequest, h, 0, out);
 }
 
@@ -196,10 +197,8 @@ PostStatus RdmapEndpoint::Abort(wire::TerminateCode code, Reactions& out) {
   if (state_ != StreamState::kStreaming && state_ != StreamState::kClosing) {
     return PostStatus::kNotStreaming;
   }
-  EmitTerminate(wire::MakeTerminateHeader(code, nullptr, 0, nullptr,
-                                          config_.decisions.terminate_form),
-                next_msn_[2]++, config_.profile, config_.rdmap_version, config_.ddp_version,
-                out.AddSegment());
+  EmitTerminate(wire::MakeTerminateHeader(code, nullptr, 0, nullptr, config_.decisions.terminate_form), next_msn_[2]++,
+                config_.profile, config_.rdmap_version, config_.ddp_version, out.AddSegment());
   terminate_sent_ = true;
   pending_.clear();
   SetState(StreamState::kTerminateSent, out);
@@ -213,15 +212,14 @@ void RdmapEndpoint::Close(Reactions& out) {
 // ---------------------------------------------------------------------------
 // Responses.
 
-PendingResponse RdmapEndpoint::MakeQn3Response(const RxSegment& rx, Opcode response,
-                                               const wire::RdmapHeader& header,
+PendingResponse RdmapEndpoint::MakeQn3Response(const RxSegment& rx, Opcode response, const wire::RdmapHeader& header,
                                                wire::ByteSpan payload) const {
   PendingResponse p;
   p.response = response;
   p.extension = true;
   p.request_segment = SegmentOf(rx);
   if (const auto* a = std::get_if<wire::AtomicRequestHeader>(&rx.view.header)) {
-    p.request_id = a->request_identifier;   // what ObserveTransmitted checks the echo against
+    p.request_id = a->request_identifier;  // what ObserveTransmitted checks the echo against
   }
   wire::EncodeRdmapHeader(header, p.body);
   p.body.insert(p.body.end(), payload.begin(), payload.end());
@@ -280,8 +278,7 @@ std::size_t RdmapEndpoint::EmitFrontResponse(std::size_t max_segments, Reactions
 // siw 6.1's siw_try_1seg does (docs/reports/siw S12): its first
 // n - (4096 - offset in page) octets from the source, the rest from the
 // start of the 4 KiB page holding the source plus that many octets.
-void RdmapEndpoint::AppendSourceOctets(const MemoryRegion& region, uint64_t to, std::size_t n,
-                                       wire::Bytes& out) const {
+void RdmapEndpoint::AppendSourceOctets(const MemoryRegion& region, uint64_t to, std::size_t n, wire::Bytes& out) const {
   constexpr uint64_t kPage = 4096;
   const uint64_t in_page = to % kPage;
   std::size_t first = n;
@@ -306,8 +303,7 @@ void RdmapEndpoint::AppendSourceOctets(const MemoryRegion& region, uint64_t to, 
 // The source is read (and re-validated) segment by segment, so a region
 // invalidated while a response is being served ends it with a Terminate whose
 // Terminated RDMA Header is advanced by the octets already sent.
-std::size_t RdmapEndpoint::EmitReadResponse(PendingResponse& p, std::size_t max_segments,
-                                            Reactions& out) {
+std::size_t RdmapEndpoint::EmitReadResponse(PendingResponse& p, std::size_t max_segments, Reactions& out) {
   const wire::ReadRequestHeader& rr = p.read;
   const uint64_t size = rr.read_message_size;
   const FaultSet& f = config_.faults;
@@ -319,9 +315,8 @@ std::size_t RdmapEndpoint::EmitReadResponse(PendingResponse& p, std::size_t max_
     if (count == max_segments) break;
     if (size > 0) {
       CheckResult r = CheckTaggedAccess(resources_, config_.stream_id, rr.source_stag,
-                                        rr.source_tagged_offset + p.read_sent, size - p.read_sent,
-                                        kRemoteRead, kReadSourceErrors,
-                                        config_.decisions.wrap_before_bounds, f);
+                                        rr.source_tagged_offset + p.read_sent, size - p.read_sent, kRemoteRead,
+                                        kReadSourceErrors, config_.decisions.wrap_before_bounds, f);
       if (r) {
         r->offending = p.request_segment;
         r->offending.read_request.sink_tagged_offset += p.read_sent;
@@ -333,8 +328,7 @@ std::size_t RdmapEndpoint::EmitReadResponse(PendingResponse& p, std::size_t max_
     }
     const std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(room, size - p.read_sent));
     wire::DdpSegmentHeader h =
-        TaggedHeader(Opcode::kRdmaReadResponse, rr.sink_stag,
-                     rr.sink_tagged_offset + p.read_sent + to_error);
+        TaggedHeader(Opcode::kRdmaReadResponse, rr.sink_stag, rr.sink_tagged_offset + p.read_sent + to_error);
     h.last = p.read_sent + n == size;
     wire::Bytes& b = out.AddSegment();
     wire::EncodeDdpHeader(h, b);

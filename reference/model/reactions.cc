@@ -4,26 +4,40 @@ namespace rdmapct::model {
 
 const char* StreamStateName(StreamState s) {
   switch (s) {
-    case StreamState::kStreaming: return "streaming";
-    case StreamState::kTerminateSent: return "terminate-sent";
-    case StreamState::kTerminateReceived: return "terminate-received";
-    case StreamState::kClosing: return "closing";
-    case StreamState::kError: return "error";
+    case StreamState::kStreaming:
+      return "streaming";
+    case StreamState::kTerminateSent:
+      return "terminate-sent";
+    case StreamState::kTerminateReceived:
+      return "terminate-received";
+    case StreamState::kClosing:
+      return "closing";
+    case StreamState::kError:
+      return "error";
   }
   return "?";
 }
 
 const char* UlpEventKindName(UlpEventKind k) {
   switch (k) {
-    case UlpEventKind::kSendReceived: return "send-received";
-    case UlpEventKind::kImmediateDataReceived: return "immediate-data-received";
-    case UlpEventKind::kReadCompleted: return "read-completed";
-    case UlpEventKind::kAtomicCompleted: return "atomic-completed";
-    case UlpEventKind::kFlushCompleted: return "flush-completed";
-    case UlpEventKind::kVerifyCompleted: return "verify-completed";
-    case UlpEventKind::kAtomicWriteCompleted: return "atomic-write-completed";
-    case UlpEventKind::kTerminateReceived: return "terminate-received";
-    case UlpEventKind::kError: return "error";
+    case UlpEventKind::kSendReceived:
+      return "send-received";
+    case UlpEventKind::kImmediateDataReceived:
+      return "immediate-data-received";
+    case UlpEventKind::kReadCompleted:
+      return "read-completed";
+    case UlpEventKind::kAtomicCompleted:
+      return "atomic-completed";
+    case UlpEventKind::kFlushCompleted:
+      return "flush-completed";
+    case UlpEventKind::kVerifyCompleted:
+      return "verify-completed";
+    case UlpEventKind::kAtomicWriteCompleted:
+      return "atomic-write-completed";
+    case UlpEventKind::kTerminateReceived:
+      return "terminate-received";
+    case UlpEventKind::kError:
+      return "error";
   }
   return "?";
 }

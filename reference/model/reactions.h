@@ -45,13 +45,13 @@ struct UlpEvent {
   uint32_t msn = 0;
   uint32_t length = 0;
   bool solicited_event = false;
-  bool invalidated = false;      // Send with Invalidate: invalidated_stag was invalidated
+  bool invalidated = false;  // Send with Invalidate: invalidated_stag was invalidated
   uint32_t invalidated_stag = 0;
-  uint64_t value = 0;            // Immediate Data / Original Remote Data Value
-  uint32_t request_id = 0;       // Atomic: Original Request Identifier
-  uint32_t stag = 0;             // Read: Data Sink STag
-  uint64_t tagged_offset = 0;    // Read: Data Sink Tagged Offset
-  wire::Bytes data;              // Send payload / Verify hash (capacity reused)
+  uint64_t value = 0;          // Immediate Data / Original Remote Data Value
+  uint32_t request_id = 0;     // Atomic: Original Request Identifier
+  uint32_t stag = 0;           // Read: Data Sink STag
+  uint64_t tagged_offset = 0;  // Read: Data Sink Tagged Offset
+  wire::Bytes data;            // Send payload / Verify hash (capacity reused)
   wire::TerminateHeader terminate;
   ViolationKind violation = ViolationKind::kCount;
 

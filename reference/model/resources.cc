@@ -23,7 +23,10 @@ uint64_t ByteRangeSet::Insert(uint64_t begin, uint64_t end) {
     if (r.second < begin) {
       merged.push_back(r);
     } else if (end < r.first) {
-      if (!placed) { merged.emplace_back(begin, end); placed = true; }
+      if (!placed) {
+        merged.emplace_back(begin, end);
+        placed = true;
+      }
       merged.push_back(r);
     } else {
       begin = std::min(begin, r.first);
@@ -43,8 +46,7 @@ bool ByteRangeSet::CoversPrefix(uint64_t end) const {
   return !ranges_.empty() && ranges_.front().first == 0 && ranges_.front().second >= end;
 }
 
-MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint32_t stream_id,
-                                     uint32_t memory_object) {
+MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint32_t stream_id, uint32_t memory_object) {
   MemoryRegion m;
   m.stag = region.stag;
   m.base_tagged_offset = region.base_tagged_offset;
@@ -101,8 +103,8 @@ bool Resources::RegisterRegion(const MemoryRegion& region) {
   return true;
 }
 
-MemoryRegion& Resources::AddRegion(uint32_t stag, uint64_t base_tagged_offset, uint64_t length,
-                                   uint8_t access, uint32_t stream_id) {
+MemoryRegion& Resources::AddRegion(uint32_t stag, uint64_t base_tagged_offset, uint64_t length, uint8_t access,
+                                   uint32_t stream_id) {
   MemoryRegion r;
   r.stag = stag;
   r.base_tagged_offset = base_tagged_offset;
@@ -135,27 +137,24 @@ namespace {
 
 // [begin, begin + length) of an object of `size` octets, clipped; a TO below
 // the base or an offset past the object yields an empty range.
-std::pair<std::size_t, std::size_t> Clip(const MemoryRegion& region, uint64_t to,
-                                         std::size_t length, std::size_t size) {
+std::pair<std::size_t, std::size_t> Clip(const MemoryRegion& region, uint64_t to, std::size_t length,
+                                         std::size_t size) {
   if (to < region.base_tagged_offset) return {0, 0};
   const uint64_t rel = to - region.base_tagged_offset;
   if (rel > size || region.object_offset > size - rel) return {0, 0};
   const uint64_t begin = region.object_offset + rel;
-  return {static_cast<std::size_t>(begin),
-          static_cast<std::size_t>(std::min<uint64_t>(length, size - begin))};
+  return {static_cast<std::size_t>(begin), static_cast<std::size_t>(std::min<uint64_t>(length, size - begin))};
 }
 
 }  // namespace
 
-std::span<uint8_t> Resources::RegionBytes(const MemoryRegion& region, uint64_t to,
-                                          std::size_t length) {
+std::span<uint8_t> Resources::RegionBytes(const MemoryRegion& region, uint64_t to, std::size_t length) {
   std::span<uint8_t> all = ObjectBytes(region.memory_object);
   auto [begin, n] = Clip(region, to, length, all.size());
   return all.subspan(begin, n);
 }
 
-std::span<const uint8_t> Resources::RegionBytes(const MemoryRegion& region, uint64_t to,
-                                                std::size_t length) const {
+std::span<const uint8_t> Resources::RegionBytes(const MemoryRegion& region, uint64_t to, std::size_t length) const {
   std::span<const uint8_t> all = ObjectBytes(region.memory_object);
   auto [begin, n] = Clip(region, to, length, all.size());
   return all.subspan(begin, n);

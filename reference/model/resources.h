@@ -51,8 +51,7 @@ struct MemoryRegion {
 // foreign region belongs to another one), `memory_object` the model object
 // holding the entry's memory object. The convention's Access bits are the
 // model's AccessRight bits.
-MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint32_t stream_id,
-                                     uint32_t memory_object);
+MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint32_t stream_id, uint32_t memory_object);
 
 // Received octet ranges of one message, merged ([begin, end) pairs). Small:
 // in-order arrival keeps exactly one range.
@@ -62,8 +61,11 @@ class ByteRangeSet {
   uint64_t Insert(uint64_t begin, uint64_t end);
   uint64_t covered() const { return covered_; }
   uint64_t end() const { return ranges_.empty() ? 0 : ranges_.back().second; }  // highest end
-  bool CoversPrefix(uint64_t end) const;  // [0, end) fully present
-  void Clear() { ranges_.clear(); covered_ = 0; }
+  bool CoversPrefix(uint64_t end) const;                                        // [0, end) fully present
+  void Clear() {
+    ranges_.clear();
+    covered_ = 0;
+  }
 
  private:
   std::vector<std::pair<uint64_t, uint64_t>> ranges_;
@@ -72,22 +74,21 @@ class ByteRangeSet {
 
 // One ULP receive buffer on QN 0 and the message being placed into it.
 struct ReceiveBuffer {
-  uint64_t receive_id = 0;       // handle returned by PostReceive
-  uint32_t capacity = 0;         // octets the ULP posted
+  uint64_t receive_id = 0;  // handle returned by PostReceive
+  uint32_t capacity = 0;    // octets the ULP posted
   // The octets placed so far: grown on placement (never beyond capacity),
   // so posting a buffer allocates nothing; octets not placed read as zero.
   wire::Bytes data;
   ByteRangeSet received;
-  bool started = false;          // a segment of its message has been placed
+  bool started = false;                    // a segment of its message has been placed
   std::optional<uint32_t> message_length;  // MO + length of the L=1 segment
-  uint8_t rdmap_control = 0;     // RsvdULP[0] of the MO=0 segment (or the first seen)
-  uint32_t invalidate_stag = 0;  // RsvdULP octets 2-5
-  uint64_t immediate_data = 0;   // Immediate Data messages (not placed into data)
-  bool have_first_segment = false;  // MO = 0 seen
-  bool unbounded = false;        // passive audit: size unknown, nothing stored
+  uint8_t rdmap_control = 0;               // RsvdULP[0] of the MO=0 segment (or the first seen)
+  uint32_t invalidate_stag = 0;            // RsvdULP octets 2-5
+  uint64_t immediate_data = 0;             // Immediate Data messages (not placed into data)
+  bool have_first_segment = false;         // MO = 0 seen
+  bool unbounded = false;                  // passive audit: size unknown, nothing stored
   bool Complete() const {
-    return message_length && received.CoversPrefix(*message_length) &&
-           received.covered() == *message_length;
+    return message_length && received.CoversPrefix(*message_length) && received.covered() == *message_length;
   }
 };
 
@@ -112,18 +113,16 @@ class Resources {
   // its memory object (returns false otherwise).
   bool RegisterRegion(const MemoryRegion& region);
   // Convenience: a new object of `length` octets and one region over it.
-  MemoryRegion& AddRegion(uint32_t stag, uint64_t base_tagged_offset, uint64_t length,
-                          uint8_t access, uint32_t stream_id);
+  MemoryRegion& AddRegion(uint32_t stag, uint64_t base_tagged_offset, uint64_t length, uint8_t access,
+                          uint32_t stream_id);
   const MemoryRegion* FindRegion(uint32_t stag) const;
   MemoryRegion* FindRegion(uint32_t stag);
   bool Invalidate(uint32_t stag);  // false if unknown
 
   // Octets [to, to + length) of a region, clipped to the region's memory
   // object (shorter or empty when out of range, e.g. with skip-bounds-check).
-  std::span<uint8_t> RegionBytes(const MemoryRegion& region, uint64_t tagged_offset,
-                                 std::size_t length);
-  std::span<const uint8_t> RegionBytes(const MemoryRegion& region, uint64_t tagged_offset,
-                                       std::size_t length) const;
+  std::span<uint8_t> RegionBytes(const MemoryRegion& region, uint64_t tagged_offset, std::size_t length);
+  std::span<const uint8_t> RegionBytes(const MemoryRegion& region, uint64_t tagged_offset, std::size_t length) const;
 
   // --- QN 0 receive buffers ---------------------------------------------------
   uint64_t PostReceive(uint32_t size);

@@ -54,8 +54,8 @@ uint64_t MaskedFetchAdd(uint64_t original, uint64_t add_data, uint64_t add_mask)
   unsigned carry = 0;
   for (unsigned bit = 0; bit < 64; ++bit) {
     const uint64_t position = uint64_t{1} << bit;
-    const unsigned sum = carry + static_cast<unsigned>((original >> bit) & 1) +
-                         static_cast<unsigned>((add_data >> bit) & 1);
+    const unsigned sum =
+        carry + static_cast<unsigned>((original >> bit) & 1) + static_cast<unsigned>((add_data >> bit) & 1);
     if ((sum & 1) != 0) result |= position;
     carry = (add_mask & position) != 0 ? 0 : sum >> 1;
   }
@@ -66,8 +66,7 @@ uint64_t MaskedFetchAdd(uint64_t original, uint64_t add_data, uint64_t add_mask)
 // RFC 7306 §5.1.2: the masked compare decides; a match merges the masked Swap
 // Data into the word, a mismatch leaves memory as it was.
 // write-memory-on-failed-cmpswap merges even on a mismatch.
-uint64_t MaskedCmpSwap(uint64_t original, const wire::AtomicRequestHeader& req,
-                       const FaultSet& faults) {
+uint64_t MaskedCmpSwap(uint64_t original, const wire::AtomicRequestHeader& req, const FaultSet& faults) {
   const bool match = ((req.compare_data ^ original) & req.compare_mask) == 0;
   if (!match && !faults.Has(Fault::kWriteMemoryOnFailedCmpSwap)) return original;
   return (original & ~req.add_or_swap_mask) | (req.add_or_swap_data & req.add_or_swap_mask);
@@ -95,16 +94,15 @@ void StoreWord(uint8_t* p, uint64_t v, bool little_endian) {
 // else, which is the atomicity RFC 7306 §5.3 asks for in this model. The
 // target is shorter than 8 octets only with skip-bounds-check (clipped to the
 // memory object): the missing octets read as zero and are not written.
-uint64_t ExecuteAtomic(std::span<uint8_t> target, const wire::AtomicRequestHeader& req,
-                       bool little_endian, const FaultSet& faults) {
+uint64_t ExecuteAtomic(std::span<uint8_t> target, const wire::AtomicRequestHeader& req, bool little_endian,
+                       const FaultSet& faults) {
   uint8_t word[kAtomicOperandLength] = {};
   const std::size_t n = std::min<std::size_t>(target.size(), sizeof word);
   if (n > 0) std::memcpy(word, target.data(), n);
   const uint64_t original = LoadWord(word, little_endian);
-  const uint64_t result =
-      req.atomic_opcode == static_cast<uint8_t>(wire::AtomicOpcode::kFetchAdd)
-          ? MaskedFetchAdd(original, req.add_or_swap_data, req.add_or_swap_mask)
-          : MaskedCmpSwap(original, req, faults);
+  const uint64_t result = req.atomic_opcode == static_cast<uint8_t>(wire::AtomicOpcode::kFetchAdd)
+                              ? MaskedFetchAdd(original, req.add_or_swap_data, req.add_or_swap_mask)
+                              : MaskedCmpSwap(original, req, faults);
   StoreWord(word, result, little_endian);
   if (n > 0) std::memcpy(target.data(), word, n);
   return original;
@@ -132,23 +130,20 @@ void RdmapEndpoint::OnAtomicRequest(const RxSegment& rx, Reactions& out) {
   const FaultSet& f = config_.faults;
   if (RaiseIf(rx, CheckAtomicOpcode(req->atomic_opcode), out)) return;
   const uint64_t to = req->remote_tagged_offset;
-  if (RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, req->remote_stag, to,
-                                    kAtomicOperandLength, kRemoteAtomic, kAtomicTargetErrors,
-                                    config_.decisions.wrap_before_bounds, f),
+  if (RaiseIf(rx,
+              CheckTaggedAccess(resources_, config_.stream_id, req->remote_stag, to, kAtomicOperandLength,
+                                kRemoteAtomic, kAtomicTargetErrors, config_.decisions.wrap_before_bounds, f),
               out)) {
     return;
   }
   const MemoryRegion& region = *resources_.FindRegion(req->remote_stag);
   // execute-misaligned-atomic: the alignment rule is skipped.
   if (!f.Has(Fault::kExecuteMisalignedAtomic) &&
-      RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicMisaligned,
-                                       "R7306-8.2-05"),
-              out)) {
+      RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicMisaligned, "R7306-8.2-05"), out)) {
     return;
   }
-  const uint64_t original =
-      ExecuteAtomic(resources_.RegionBytes(region, to, kAtomicOperandLength), *req,
-                    config_.decisions.atomic_memory_little_endian, f);
+  const uint64_t original = ExecuteAtomic(resources_.RegionBytes(region, to, kAtomicOperandLength), *req,
+                                          config_.decisions.atomic_memory_little_endian, f);
   wire::AtomicResponseHeader response{req->request_identifier, original};
   // mis-echo-request-identifier: the echo is off by one.
   if (f.Has(Fault::kMisEchoRequestIdentifier)) ++response.original_request_identifier;
@@ -170,11 +165,11 @@ void RdmapEndpoint::OnAtomicResponse(const RxSegment& rx, Reactions& out) {
   const OutstandingResponse request = PopOutstandingResponse();
   if (config_.decisions.check_atomic_response_id && !config_.faults.Has(Fault::kIgnoreAtomicResponseId) &&
       resp->original_request_identifier != request.request_id) {
-    Raise(rx, MakeViolation(ViolationKind::kAtomicResponseIdMismatch, "R7306-5.2.2-02",
-                            "Original Request Identifier " +
-                                HexValue(resp->original_request_identifier) + " answers request " +
-                                HexValue(request.request_id) + " (QN1 MSN " +
-                                std::to_string(request.request_msn) + ")"),
+    Raise(rx,
+          MakeViolation(ViolationKind::kAtomicResponseIdMismatch, "R7306-5.2.2-02",
+                        "Original Request Identifier " + HexValue(resp->original_request_identifier) +
+                            " answers request " + HexValue(request.request_id) + " (QN1 MSN " +
+                            std::to_string(request.request_msn) + ")"),
           out);
     return;
   }

@@ -45,11 +45,10 @@ constexpr std::size_t kVerifyHashLength = 4;       // CRC-32C
 
 // REQ RCOMMIT-5.2-02 RCOMMIT-7-01 RCOMMIT-2.4-01 RCOMMIT-2.1-03 RCOMMIT-3.1.1-02
 // RCOMMIT-3.1.2-02 RCOMMIT-3.1.3-02
-CheckResult CheckCommitTarget(const Resources& resources, const EndpointConfig& c,
-                              uint32_t stag, uint64_t tagged_offset, uint64_t length,
-                              uint8_t access) {
-  return CheckTaggedAccess(resources, c.stream_id, stag, tagged_offset, length, access,
-                           kCommitTargetErrors, c.decisions.wrap_before_bounds, c.faults);
+CheckResult CheckCommitTarget(const Resources& resources, const EndpointConfig& c, uint32_t stag,
+                              uint64_t tagged_offset, uint64_t length, uint8_t access) {
+  return CheckTaggedAccess(resources, c.stream_id, stag, tagged_offset, length, access, kCommitTargetErrors,
+                           c.decisions.wrap_before_bounds, c.faults);
 }
 
 // REQ RCOMMIT-3.1-05 RCOMMIT-3.1-06
@@ -58,14 +57,12 @@ bool InvalidatesStag(const EndpointConfig& c, uint32_t invalidate_stag) {
   return c.decisions.commit_request_invalidates_stag && invalidate_stag != 0;
 }
 
-CheckResult CheckCommitInvalidate(const Resources& resources, const EndpointConfig& c,
-                                  uint32_t invalidate_stag) {
+CheckResult CheckCommitInvalidate(const Resources& resources, const EndpointConfig& c, uint32_t invalidate_stag) {
   if (!InvalidatesStag(c, invalidate_stag)) return {};
   return CheckInvalidateStag(resources, c.stream_id, invalidate_stag, c.faults);
 }
 
-void ApplyCommitInvalidate(Resources& resources, const EndpointConfig& c,
-                           uint32_t invalidate_stag) {
+void ApplyCommitInvalidate(Resources& resources, const EndpointConfig& c, uint32_t invalidate_stag) {
   if (InvalidatesStag(c, invalidate_stag)) resources.Invalidate(invalidate_stag);
 }
 
@@ -104,12 +101,13 @@ void RdmapEndpoint::OnFlushRequest(const RxSegment& rx, Reactions& out) {
     return;
   }
   const uint32_t invalidate = rx.view.invalidate_stag();
-  if (RaiseIf(rx, CheckFlushFlags(req->flush_disposition_flags,
-                                  config_.decisions.reject_unknown_flush_flags, config_.faults),
-              out) ||
-      RaiseIf(rx, CheckCommitTarget(resources_, config_, req->data_sink_stag,
-                                    req->data_sink_tagged_offset, req->data_sink_length,
-                                    kRemoteFlush),
+  if (RaiseIf(
+          rx,
+          CheckFlushFlags(req->flush_disposition_flags, config_.decisions.reject_unknown_flush_flags, config_.faults),
+          out) ||
+      RaiseIf(rx,
+              CheckCommitTarget(resources_, config_, req->data_sink_stag, req->data_sink_tagged_offset,
+                                req->data_sink_length, kRemoteFlush),
               out) ||
       RaiseIf(rx, CheckCommitInvalidate(resources_, config_, invalidate), out)) {
     return;
@@ -130,30 +128,28 @@ void RdmapEndpoint::OnVerifyRequest(const RxSegment& rx, Reactions& out) {
     return;
   }
   const uint32_t invalidate = rx.view.invalidate_stag();
-  if (RaiseIf(rx, CheckCommitTarget(resources_, config_, req->data_sink_stag,
-                                    req->data_sink_tagged_offset, req->data_sink_length,
-                                    kRemoteVerify),
+  if (RaiseIf(rx,
+              CheckCommitTarget(resources_, config_, req->data_sink_stag, req->data_sink_tagged_offset,
+                                req->data_sink_length, kRemoteVerify),
               out) ||
       RaiseIf(rx, CheckCommitInvalidate(resources_, config_, invalidate), out)) {
     return;
   }
   // With skip-bounds-check the range is clipped to the memory object.
   const auto hash = VerifyHash(resources_.RegionBytes(*resources_.FindRegion(req->data_sink_stag),
-                                                      req->data_sink_tagged_offset,
-                                                      req->data_sink_length));
+                                                      req->data_sink_tagged_offset, req->data_sink_length));
   const wire::ByteSpan expected = req->hash_value;
-  if (!expected.empty() && !std::equal(expected.begin(), expected.end(), hash.begin(),
-                                       hash.end())) {
-    Raise(rx, MakeViolation(ViolationKind::kVerifyHashMismatch, "RCOMMIT-3.1.2-02",
-                            "Hash Value (" + std::to_string(expected.size()) +
-                                " octets) differs from the CRC-32C of the Data Sink range"),
+  if (!expected.empty() && !std::equal(expected.begin(), expected.end(), hash.begin(), hash.end())) {
+    Raise(rx,
+          MakeViolation(ViolationKind::kVerifyHashMismatch, "RCOMMIT-3.1.2-02",
+                        "Hash Value (" + std::to_string(expected.size()) +
+                            " octets) differs from the CRC-32C of the Data Sink range"),
           out);
     return;
   }
   ApplyCommitInvalidate(resources_, config_, invalidate);
-  QueueResponse(MakeQn3Response(rx, wire::Opcode::kVerifyResponse,
-                                wire::VerifyResponseHeader{wire::ByteSpan(hash)}, {}),
-                out);
+  QueueResponse(
+      MakeQn3Response(rx, wire::Opcode::kVerifyResponse, wire::VerifyResponseHeader{wire::ByteSpan(hash)}, {}), out);
 }
 
 // REQ RCOMMIT-3.1.3-01 RCOMMIT-3.1.3-02 RCOMMIT-3.1.3-03 RCOMMIT-3.1.3.1-03
@@ -173,15 +169,12 @@ void RdmapEndpoint::OnAtomicWriteRequest(const RxSegment& rx, Reactions& out) {
   // atomic-write-wrong-length-accepted: the 8 Data octets are Placed whatever
   // the Data Sink Length says.
   if (RaiseIf(rx, CheckAtomicWriteLength(req->data_sink_length, config_.faults), out) ||
-      RaiseIf(rx, CheckCommitTarget(resources_, config_, req->data_sink_stag, to,
-                                    kAtomicWriteDataLength, kRemoteWrite),
+      RaiseIf(rx, CheckCommitTarget(resources_, config_, req->data_sink_stag, to, kAtomicWriteDataLength, kRemoteWrite),
               out)) {
     return;
   }
   const MemoryRegion& region = *resources_.FindRegion(req->data_sink_stag);
-  if (RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicWriteMisaligned,
-                                       "RCOMMIT-3.1.3.1-04"),
-              out) ||
+  if (RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicWriteMisaligned, "RCOMMIT-3.1.3.1-04"), out) ||
       RaiseIf(rx, CheckCommitInvalidate(resources_, config_, invalidate), out)) {
     return;
   }
@@ -191,8 +184,7 @@ void RdmapEndpoint::OnAtomicWriteRequest(const RxSegment& rx, Reactions& out) {
   auto dst = resources_.RegionBytes(region, to, kAtomicWriteDataLength);
   if (!dst.empty()) std::memcpy(dst.data(), word, dst.size());
   ApplyCommitInvalidate(resources_, config_, invalidate);
-  QueueResponse(MakeQn3Response(rx, wire::Opcode::kAtomicWriteResponse, std::monostate{}, {}),
-                out);
+  QueueResponse(MakeQn3Response(rx, wire::Opcode::kAtomicWriteResponse, std::monostate{}, {}), out);
 }
 
 namespace {
@@ -201,12 +193,12 @@ namespace {
 // (COMMIT §3.1.1.2, §3.1.3.2). CheckRdmapHeaderLength lets header-less
 // messages through, so the length is checked here; skip-header-length-check
 // ignores the extra octets as it does after a fixed header.
-CheckResult CheckEmptyResponse(const wire::OpcodeInfo& info, std::size_t payload_length,
-                               const char* requirement_id, const FaultSet& faults) {
+CheckResult CheckEmptyResponse(const wire::OpcodeInfo& info, std::size_t payload_length, const char* requirement_id,
+                               const FaultSet& faults) {
   if (payload_length == 0 || faults.Has(Fault::kSkipHeaderLengthCheck)) return {};
-  return MakeViolation(ViolationKind::kRdmapHeaderLength, requirement_id,
-                       std::string(info.name) + " carries " + std::to_string(payload_length) +
-                           " octets, expected none");
+  return MakeViolation(
+      ViolationKind::kRdmapHeaderLength, requirement_id,
+      std::string(info.name) + " carries " + std::to_string(payload_length) + " octets, expected none");
 }
 
 }  // namespace
@@ -215,9 +207,7 @@ CheckResult CheckEmptyResponse(const wire::OpcodeInfo& info, std::size_t payload
 // CheckUntaggedResponse matched it to the oldest outstanding QN1 request by
 // QN3 MSN order and checked it is a Flush's response (decisions D-C8, D-E).
 void RdmapEndpoint::OnFlushResponse(const RxSegment& rx, Reactions& out) {
-  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.1.2-02",
-                                     config_.faults),
-              out)) {
+  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.1.2-02", config_.faults), out)) {
     return;
   }
   PopOutstandingResponse();
@@ -241,9 +231,7 @@ void RdmapEndpoint::OnVerifyResponse(const RxSegment& rx, Reactions& out) {
 
 // REQ RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.3.2-02 RCOMMIT-3.1-07
 void RdmapEndpoint::OnAtomicWriteResponse(const RxSegment& rx, Reactions& out) {
-  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.3.2-02",
-                                     config_.faults),
-              out)) {
+  if (RaiseIf(rx, CheckEmptyResponse(*rx.info, rx.payload().size(), "RCOMMIT-3.1.3.2-02", config_.faults), out)) {
     return;
   }
   PopOutstandingResponse();

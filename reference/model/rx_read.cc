@@ -14,10 +14,10 @@ void RdmapEndpoint::OnReadRequest(const RxSegment& rx, Reactions& out) {
   const auto& req = std::get<wire::ReadRequestHeader>(rx.view.header);
   const bool unknown = config_.passive && resources_.FindRegion(req.source_stag) == nullptr;
   if (req.read_message_size > 0 && !unknown &&
-      RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, req.source_stag,
-                                    req.source_tagged_offset, req.read_message_size, kRemoteRead,
-                                    kReadSourceErrors, config_.decisions.wrap_before_bounds,
-                                    config_.faults),
+      RaiseIf(rx,
+              CheckTaggedAccess(resources_, config_.stream_id, req.source_stag, req.source_tagged_offset,
+                                req.read_message_size, kRemoteRead, kReadSourceErrors,
+                                config_.decisions.wrap_before_bounds, config_.faults),
               out)) {
     return;
   }

@@ -15,23 +15,21 @@ void RdmapEndpoint::OnRdmaWrite(const RxSegment& rx, Reactions& out) {
   if (payload.empty()) return;
   const wire::DdpSegmentHeader& h = rx.ddp();
   if (config_.passive && resources_.FindRegion(h.stag) == nullptr) return;  // unknown memory
-  if (RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset,
-                                    payload.size(), kRemoteWrite, kDdpPlacementErrors,
-                                    config_.decisions.wrap_before_bounds, config_.faults),
+  if (RaiseIf(rx,
+              CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset, payload.size(), kRemoteWrite,
+                                kDdpPlacementErrors, config_.decisions.wrap_before_bounds, config_.faults),
               out)) {
     return;
   }
   // With skip-bounds-check the destination is clipped to the memory object.
-  auto dst = resources_.RegionBytes(*resources_.FindRegion(h.stag), h.tagged_offset,
-                                    payload.size());
+  auto dst = resources_.RegionBytes(*resources_.FindRegion(h.stag), h.tagged_offset, payload.size());
   if (!dst.empty()) std::memcpy(dst.data(), payload.data(), dst.size());
 }
 
 namespace {
 
 // The sink range of `seg` relative to SinkTO, if it lies inside the read.
-bool InsideRead(const OutstandingRead& read, uint32_t stag, uint64_t to, uint64_t length,
-                uint64_t& offset) {
+bool InsideRead(const OutstandingRead& read, uint32_t stag, uint64_t to, uint64_t length, uint64_t& offset) {
   const wire::ReadRequestHeader& r = read.request;
   if (stag != r.sink_stag || to < r.sink_tagged_offset) return false;
   offset = to - r.sink_tagged_offset;
@@ -59,15 +57,15 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
   const bool unknown = config_.passive && resources_.FindRegion(h.stag) == nullptr;
   const bool skip = config_.faults.Has(Fault::kReadResponseSkipBounds);
   if (!payload.empty() && !unknown && !skip &&
-      RaiseIf(rx, CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset,
-                                    payload.size(), 0, kDdpPlacementErrors,
-                                    config_.decisions.wrap_before_bounds, config_.faults),
+      RaiseIf(rx,
+              CheckTaggedAccess(resources_, config_.stream_id, h.stag, h.tagged_offset, payload.size(), 0,
+                                kDdpPlacementErrors, config_.decisions.wrap_before_bounds, config_.faults),
               out)) {
     return;
   }
   // accept-unexpected-responses disables this MAY check like the option does.
-  const bool check = config_.decisions.check_read_response_match &&
-                     !config_.faults.Has(Fault::kAcceptUnexpectedResponses) && !skip;
+  const bool check =
+      config_.decisions.check_read_response_match && !config_.faults.Has(Fault::kAcceptUnexpectedResponses) && !skip;
   if (outstanding_reads_.empty()) {
     // accept-unsolicited-read-response: placed like an RDMA Write.
     if (config_.faults.Has(Fault::kAcceptUnsolicitedReadResponse) && !unknown) {
@@ -75,18 +73,19 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
       return;
     }
     if (check) {
-      Raise(rx, MakeViolation(ViolationKind::kReadResponseUnexpected, "R5040-5.2.2-08",
-                              "RDMA Read Response with no Read Request outstanding"),
+      Raise(rx,
+            MakeViolation(ViolationKind::kReadResponseUnexpected, "R5040-5.2.2-08",
+                          "RDMA Read Response with no Read Request outstanding"),
             out);
     }
     return;
   }
   OutstandingRead& read = outstanding_reads_.front();
   uint64_t offset = read.received.end();
-  if (!payload.empty() && !InsideRead(read, h.stag, h.tagged_offset, payload.size(), offset) &&
-      check) {
-    Raise(rx, MakeViolation(ViolationKind::kReadResponseMismatch, "R5040-5.2.2-08",
-                            "Read Response outside the oldest Read's sink range"),
+  if (!payload.empty() && !InsideRead(read, h.stag, h.tagged_offset, payload.size(), offset) && check) {
+    Raise(rx,
+          MakeViolation(ViolationKind::kReadResponseMismatch, "R5040-5.2.2-08",
+                        "Read Response outside the oldest Read's sink range"),
           out);
     return;
   }
@@ -96,10 +95,10 @@ void RdmapEndpoint::OnReadResponse(const RxSegment& rx, Reactions& out) {
   if (!h.last) return;
   if (read.received.covered() != read.request.read_message_size && check &&
       !config_.faults.Has(Fault::kCompleteShortReadResponse)) {
-    Raise(rx, MakeViolation(ViolationKind::kReadResponseMismatch, "R5040-5.2.2-08",
-                            "Read Response ends with " + std::to_string(read.received.covered()) +
-                                " of " + std::to_string(read.request.read_message_size) +
-                                " octets"),
+    Raise(rx,
+          MakeViolation(ViolationKind::kReadResponseMismatch, "R5040-5.2.2-08",
+                        "Read Response ends with " + std::to_string(read.received.covered()) + " of " +
+                            std::to_string(read.request.read_message_size) + " octets"),
           out);
     return;
   }

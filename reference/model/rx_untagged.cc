@@ -46,9 +46,7 @@ void RdmapEndpoint::OnSend(const RxSegment& rx, Reactions& out) {
   const wire::DdpSegmentHeader& h = rx.ddp();
   const wire::ByteSpan payload = rx.payload();
   const FaultSet& f = config_.faults;
-  if (!buf->unbounded &&
-      RaiseIf(rx, CheckMessageOffset(h.message_offset, payload.size(), buf->capacity, f),
-              out)) {
+  if (!buf->unbounded && RaiseIf(rx, CheckMessageOffset(h.message_offset, payload.size(), buf->capacity, f), out)) {
     return;
   }
   if (RaiseIf(rx, CheckMessageStructure(*buf, h.message_offset, payload.size(), h.last), out)) {
@@ -105,19 +103,15 @@ void RdmapEndpoint::DeliverCompletedReceives(const RxSegment& rx, Reactions& out
   while (resources_.posted_receives() > 0) {
     ReceiveBuffer* head = resources_.Receive(0);
     if (!head->started || !head->Complete()) return;
-    const Opcode op = static_cast<Opcode>(
-        wire::DecodeRdmapControl(head->rdmap_control, config_.profile).opcode);
-    const bool invalidate =
-        wire::InfoFor(op).invalidate_stag == wire::InvalidateStagUse::kValid;
-    if (invalidate && RaiseIf(rx, CheckInvalidateStag(resources_, config_.stream_id,
-                                                      head->invalidate_stag, config_.faults),
-                              out)) {
+    const Opcode op = static_cast<Opcode>(wire::DecodeRdmapControl(head->rdmap_control, config_.profile).opcode);
+    const bool invalidate = wire::InfoFor(op).invalidate_stag == wire::InvalidateStagUse::kValid;
+    if (invalidate &&
+        RaiseIf(rx, CheckInvalidateStag(resources_, config_.stream_id, head->invalidate_stag, config_.faults), out)) {
       return;
     }
     ReceiveBuffer done = resources_.PopReceive();
     const bool immediate = op == Opcode::kImmediateData || op == Opcode::kImmediateDataWithSe;
-    UlpEvent& e = out.AddEvent(immediate ? UlpEventKind::kImmediateDataReceived
-                                         : UlpEventKind::kSendReceived);
+    UlpEvent& e = out.AddEvent(immediate ? UlpEventKind::kImmediateDataReceived : UlpEventKind::kSendReceived);
     e.opcode = op;
     e.receive_id = done.receive_id;
     e.msn = expected_msn_[0]++;

@@ -25,15 +25,15 @@ inline constexpr std::size_t kMaxAcceptSet = 6;
 
 struct TerminateRule {
   ViolationKind kind;
-  const char* name;                 // kebab-case (ViolationKindName)
-  bool emits_terminate;             // false: surfaced to the ULP only (no Terminate)
-  wire::TerminateCode chosen;       // the model's default Terminate code
+  const char* name;                                       // kebab-case (ViolationKindName)
+  bool emits_terminate;                                   // false: surfaced to the ULP only (no Terminate)
+  wire::TerminateCode chosen;                             // the model's default Terminate code
   std::array<wire::TerminateCode, kMaxAcceptSet> accept;  // RFC-allowed codes
   uint8_t accept_count;
-  bool ddp_header;                  // M=1, D=1: DDP Segment Length + Terminated DDP Header
-  RdmaHeaderEcho rdma_header;       // R
-  const char* requirement_ids;      // space-separated
-  const char* decision;             // "decisions.md #n (D-Xn)" or "" when the RFC is explicit
+  bool ddp_header;              // M=1, D=1: DDP Segment Length + Terminated DDP Header
+  RdmaHeaderEcho rdma_header;   // R
+  const char* requirement_ids;  // space-separated
+  const char* decision;         // "decisions.md #n (D-Xn)" or "" when the RFC is explicit
 
   std::span<const wire::TerminateCode> accept_set() const {
     return std::span<const wire::TerminateCode>(accept.data(), accept_count);

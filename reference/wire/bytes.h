@@ -25,13 +25,25 @@ inline uint32_t LoadLe32(const uint8_t* p) {
   return uint32_t{p[3]} << 24 | uint32_t{p[2]} << 16 | uint32_t{p[1]} << 8 | p[0];
 }
 
-inline void StoreBe16(uint8_t* p, uint16_t v) { p[0] = v >> 8; p[1] = v & 0xFF; }
-inline void StoreBe32(uint8_t* p, uint32_t v) {
-  p[0] = v >> 24; p[1] = (v >> 16) & 0xFF; p[2] = (v >> 8) & 0xFF; p[3] = v & 0xFF;
+inline void StoreBe16(uint8_t* p, uint16_t v) {
+  p[0] = v >> 8;
+  p[1] = v & 0xFF;
 }
-inline void StoreBe64(uint8_t* p, uint64_t v) { StoreBe32(p, v >> 32); StoreBe32(p + 4, v & 0xFFFFFFFF); }
+inline void StoreBe32(uint8_t* p, uint32_t v) {
+  p[0] = v >> 24;
+  p[1] = (v >> 16) & 0xFF;
+  p[2] = (v >> 8) & 0xFF;
+  p[3] = v & 0xFF;
+}
+inline void StoreBe64(uint8_t* p, uint64_t v) {
+  StoreBe32(p, v >> 32);
+  StoreBe32(p + 4, v & 0xFFFFFFFF);
+}
 inline void StoreLe32(uint8_t* p, uint32_t v) {
-  p[0] = v & 0xFF; p[1] = (v >> 8) & 0xFF; p[2] = (v >> 16) & 0xFF; p[3] = v >> 24;
+  p[0] = v & 0xFF;
+  p[1] = (v >> 8) & 0xFF;
+  p[2] = (v >> 16) & 0xFF;
+  p[3] = v >> 24;
 }
 
 // Reads fields front to back; a short read yields kTruncated naming the field.
@@ -42,7 +54,7 @@ class ByteReader {
   explicit ByteReader(ByteSpan data, std::size_t base = 0) : data_(data), base_(base) {}
 
   std::size_t pos() const { return pos_; }
-  std::size_t offset() const { return base_ + pos_; }   // absolute offset
+  std::size_t offset() const { return base_ + pos_; }  // absolute offset
   std::size_t remaining() const { return data_.size() - pos_; }
   ByteSpan rest() const { return data_.subspan(pos_); }
 
@@ -57,7 +69,10 @@ class ByteReader {
   bool Read32(const char* field, uint32_t& out, DecodeError& err) { return ReadN(field, 4, out, err); }
   bool Read64(const char* field, uint64_t& out, DecodeError& err) { return ReadN(field, 8, out, err); }
   bool ReadSpan(const char* field, std::size_t n, ByteSpan& out, DecodeError& err) {
-    if (!Need(n)) { err = Truncated(field); return false; }
+    if (!Need(n)) {
+      err = Truncated(field);
+      return false;
+    }
     out = data_.subspan(pos_, n);
     pos_ += n;
     return true;
@@ -66,12 +81,19 @@ class ByteReader {
  private:
   template <class T>
   bool ReadN(const char* field, std::size_t n, T& out, DecodeError& err) {
-    if (!Need(n)) { err = Truncated(field); return false; }
+    if (!Need(n)) {
+      err = Truncated(field);
+      return false;
+    }
     const uint8_t* p = data_.data() + pos_;
-    if constexpr (sizeof(T) == 1) out = p[0];
-    else if constexpr (sizeof(T) == 2) out = LoadBe16(p);
-    else if constexpr (sizeof(T) == 4) out = LoadBe32(p);
-    else out = LoadBe64(p);
+    if constexpr (sizeof(T) == 1)
+      out = p[0];
+    else if constexpr (sizeof(T) == 2)
+      out = LoadBe16(p);
+    else if constexpr (sizeof(T) == 4)
+      out = LoadBe32(p);
+    else
+      out = LoadBe64(p);
     pos_ += n;
     return true;
   }
@@ -86,15 +108,28 @@ class ByteWriter {
  public:
   explicit ByteWriter(Bytes& out) : out_(out) {}
   void Put8(uint8_t v) { out_.push_back(v); }
-  void Put16(uint16_t v) { std::size_t n = Grow(2); StoreBe16(&out_[n], v); }
-  void Put32(uint32_t v) { std::size_t n = Grow(4); StoreBe32(&out_[n], v); }
-  void Put64(uint64_t v) { std::size_t n = Grow(8); StoreBe64(&out_[n], v); }
+  void Put16(uint16_t v) {
+    std::size_t n = Grow(2);
+    StoreBe16(&out_[n], v);
+  }
+  void Put32(uint32_t v) {
+    std::size_t n = Grow(4);
+    StoreBe32(&out_[n], v);
+  }
+  void Put64(uint64_t v) {
+    std::size_t n = Grow(8);
+    StoreBe64(&out_[n], v);
+  }
   void PutBytes(ByteSpan b) { out_.insert(out_.end(), b.begin(), b.end()); }
   void PutZeros(std::size_t n) { out_.resize(out_.size() + n, 0); }
   std::size_t size() const { return out_.size(); }
 
  private:
-  std::size_t Grow(std::size_t n) { std::size_t at = out_.size(); out_.resize(at + n); return at; }
+  std::size_t Grow(std::size_t n) {
+    std::size_t at = out_.size();
+    out_.resize(at + n);
+    return at;
+  }
   Bytes& out_;
 };
 

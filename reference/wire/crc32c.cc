@@ -39,9 +39,8 @@ uint32_t PortableUpdate(uint32_t reg, const uint8_t* p, std::size_t n) {
   while (n >= 8) {
     const uint32_t lo = LoadLe32(p) ^ reg;
     const uint32_t hi = LoadLe32(p + 4);
-    reg = kSlice[7][lo & 0xFF] ^ kSlice[6][(lo >> 8) & 0xFF] ^ kSlice[5][(lo >> 16) & 0xFF] ^
-          kSlice[4][lo >> 24] ^ kSlice[3][hi & 0xFF] ^ kSlice[2][(hi >> 8) & 0xFF] ^
-          kSlice[1][(hi >> 16) & 0xFF] ^ kSlice[0][hi >> 24];
+    reg = kSlice[7][lo & 0xFF] ^ kSlice[6][(lo >> 8) & 0xFF] ^ kSlice[5][(lo >> 16) & 0xFF] ^ kSlice[4][lo >> 24] ^
+          kSlice[3][hi & 0xFF] ^ kSlice[2][(hi >> 8) & 0xFF] ^ kSlice[1][(hi >> 16) & 0xFF] ^ kSlice[0][hi >> 24];
     p += 8;
     n -= 8;
   }
@@ -59,7 +58,7 @@ constexpr uint32_t MultModP(uint32_t a, uint32_t b) {
   uint32_t product = 0;
   for (uint32_t m = 1u << 31; m != 0; m >>= 1) {
     if (a & m) product ^= b;
-    b = (b & 1) ? (b >> 1) ^ kPoly : b >> 1;   // b *= x
+    b = (b & 1) ? (b >> 1) ^ kPoly : b >> 1;  // b *= x
   }
   return product;
 }
@@ -68,7 +67,7 @@ constexpr uint32_t MultModP(uint32_t a, uint32_t b) {
 constexpr int kPowers = 72;
 constexpr std::array<uint32_t, kPowers> MakeX2k() {
   std::array<uint32_t, kPowers> t{};
-  t[0] = 1u << 30;   // x^1
+  t[0] = 1u << 30;  // x^1
   for (int k = 1; k < kPowers; ++k) t[k] = MultModP(t[k - 1], t[k - 1]);
   return t;
 }
@@ -76,7 +75,7 @@ constexpr std::array<uint32_t, kPowers> kX2k = MakeX2k();
 
 // x^(8n) mod P.
 constexpr uint32_t XPow8n(uint64_t n) {
-  uint32_t result = 1u << 31;   // x^0
+  uint32_t result = 1u << 31;  // x^0
   for (int k = 3; n != 0; n >>= 1, ++k) {
     if (n & 1) result = MultModP(kX2k[k], result);
   }
@@ -99,8 +98,7 @@ constexpr ShiftTable MakeShiftTable(uint64_t octets) {
 }
 
 [[maybe_unused]] inline uint32_t Shift(const ShiftTable& s, uint32_t reg) {
-  return s.t[0][reg & 0xFF] ^ s.t[1][(reg >> 8) & 0xFF] ^ s.t[2][(reg >> 16) & 0xFF] ^
-         s.t[3][reg >> 24];
+  return s.t[0][reg & 0xFF] ^ s.t[1][(reg >> 8) & 0xFF] ^ s.t[2][(reg >> 16) & 0xFF] ^ s.t[3][reg >> 24];
 }
 
 // ---- SSE4.2 three-stream path ------------------------------------------------
@@ -121,9 +119,8 @@ inline uint64_t Load64(const uint8_t* p) {
 }
 
 // Consumes as many whole 3*block chunks from p/n as possible.
-__attribute__((target("sse4.2"))) uint32_t ThreeStreams(uint32_t reg, const uint8_t*& p,
-                                                         std::size_t& n, std::size_t block,
-                                                         const ShiftTable& shift) {
+__attribute__((target("sse4.2"))) uint32_t ThreeStreams(uint32_t reg, const uint8_t*& p, std::size_t& n,
+                                                        std::size_t block, const ShiftTable& shift) {
   while (n >= 3 * block) {
     uint64_t c0 = reg, c1 = 0, c2 = 0;
     const uint8_t* const end = p + block;
@@ -141,8 +138,7 @@ __attribute__((target("sse4.2"))) uint32_t ThreeStreams(uint32_t reg, const uint
   return reg;
 }
 
-__attribute__((target("sse4.2"))) uint32_t HardwareUpdate(uint32_t reg, const uint8_t* p,
-                                                           std::size_t n) {
+__attribute__((target("sse4.2"))) uint32_t HardwareUpdate(uint32_t reg, const uint8_t* p, std::size_t n) {
   // Align the 64-bit loads (an unaligned load that crosses a cache line is slower).
   while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
     reg = _mm_crc32_u8(reg, *p++);
@@ -174,9 +170,7 @@ bool Crc32cHardwareAvailable() {
   return available;
 }
 
-uint32_t Crc32cPortable(uint32_t crc, ByteSpan data) {
-  return ~PortableUpdate(~crc, data.data(), data.size());
-}
+uint32_t Crc32cPortable(uint32_t crc, ByteSpan data) { return ~PortableUpdate(~crc, data.data(), data.size()); }
 
 uint32_t Crc32cHardware(uint32_t crc, ByteSpan data) {
 #if RDMAPCT_CRC32C_X86

@@ -13,13 +13,10 @@ struct FieldSpan {
 };
 
 // RFC 5041 Figures 4 and 5, field by field.
-constexpr std::array<FieldSpan, 4> kTaggedFields = {{
-    {kFieldDdpControl, 0, 1}, {kFieldRsvdUlp, 1, 1}, {kFieldStag, 2, 4}, {kFieldTo, 6, 8}}};
-constexpr std::array<FieldSpan, 5> kUntaggedFields = {{{kFieldDdpControl, 0, 1},
-                                                       {kFieldRsvdUlp, 1, 5},
-                                                       {kFieldQn, 6, 4},
-                                                       {kFieldMsn, 10, 4},
-                                                       {kFieldMo, 14, 4}}};
+constexpr std::array<FieldSpan, 4> kTaggedFields = {
+    {{kFieldDdpControl, 0, 1}, {kFieldRsvdUlp, 1, 1}, {kFieldStag, 2, 4}, {kFieldTo, 6, 8}}};
+constexpr std::array<FieldSpan, 5> kUntaggedFields = {
+    {{kFieldDdpControl, 0, 1}, {kFieldRsvdUlp, 1, 5}, {kFieldQn, 6, 4}, {kFieldMsn, 10, 4}, {kFieldMo, 14, 4}}};
 
 }  // namespace
 
@@ -29,13 +26,11 @@ constexpr std::array<FieldSpan, 5> kUntaggedFields = {{{kFieldDdpControl, 0, 1},
 DecodeError DdpTruncation(ByteSpan ulpdu, std::size_t base_offset) {
   const std::size_t n = ulpdu.size();
   auto report = [&](const FieldSpan& f) {
-    return DecodeError{DecodeErrorKind::kTruncated, f.name, base_offset + f.offset,
-                       n > f.offset ? n - f.offset : 0};
+    return DecodeError{DecodeErrorKind::kTruncated, f.name, base_offset + f.offset, n > f.offset ? n - f.offset : 0};
   };
   if (n == 0) return report(kTaggedFields[0]);
-  const std::span<const FieldSpan> fields =
-      DdpControlTagged(ulpdu[0]) ? std::span<const FieldSpan>(kTaggedFields)
-                                 : std::span<const FieldSpan>(kUntaggedFields);
+  const std::span<const FieldSpan> fields = DdpControlTagged(ulpdu[0]) ? std::span<const FieldSpan>(kTaggedFields)
+                                                                       : std::span<const FieldSpan>(kUntaggedFields);
   for (const FieldSpan& f : fields) {
     if (n < f.offset + f.length) return report(f);
   }

@@ -38,23 +38,21 @@ inline constexpr const char* kFieldMo = "MO";
 // put wrong values on the wire on purpose. Fields of the other model are
 // ignored by the encoder and zero after decoding.
 struct DdpSegmentHeader {
-  bool tagged = false;             // T
-  bool last = true;                // L
-  uint8_t rsvd = 0;                // Rsvd, 4 bits (MUST be 0 on transmit, not checked on receive)
+  bool tagged = false;                // T
+  bool last = true;                   // L
+  uint8_t rsvd = 0;                   // Rsvd, 4 bits (MUST be 0 on transmit, not checked on receive)
   uint8_t ddp_version = kDdpVersion;  // DV, 2 bits
-  uint8_t rsvd_ulp0 = 0;           // RsvdULP[0:7]: the RDMAP Control Field
+  uint8_t rsvd_ulp0 = 0;              // RsvdULP[0:7]: the RDMAP Control Field
   // Tagged Buffer Model
-  uint32_t stag = 0;               // STag
-  uint64_t tagged_offset = 0;      // TO
+  uint32_t stag = 0;           // STag
+  uint64_t tagged_offset = 0;  // TO
   // Untagged Buffer Model
-  uint32_t invalidate_stag = 0;    // RsvdULP[8:39]: RDMAP Invalidate STag (or zero)
-  uint32_t queue_number = 0;       // QN
-  uint32_t msn = 0;                // MSN
-  uint32_t message_offset = 0;     // MO
+  uint32_t invalidate_stag = 0;  // RsvdULP[8:39]: RDMAP Invalidate STag (or zero)
+  uint32_t queue_number = 0;     // QN
+  uint32_t msn = 0;              // MSN
+  uint32_t message_offset = 0;   // MO
 
-  std::size_t HeaderLength() const {
-    return tagged ? kDdpTaggedHeaderLength : kDdpUntaggedHeaderLength;
-  }
+  std::size_t HeaderLength() const { return tagged ? kDdpTaggedHeaderLength : kDdpUntaggedHeaderLength; }
   friend bool operator==(const DdpSegmentHeader&, const DdpSegmentHeader&) = default;
 };
 
@@ -70,7 +68,7 @@ inline constexpr uint8_t DdpControlVersion(uint8_t b) { return b & 3; }
 // One decoded DDP segment: header plus a view of the ULP payload.
 struct DdpSegmentView {
   DdpSegmentHeader header;
-  ByteSpan payload;             // octets after the DDP header (points into the input)
+  ByteSpan payload;                // octets after the DDP header (points into the input)
   std::size_t header_offset = 0;   // absolute offset of the DDP Control octet
   std::size_t payload_offset = 0;  // absolute offset of payload[0]
 };
@@ -107,8 +105,7 @@ inline DdpSegmentHeader LoadDdpHeaderUnchecked(const uint8_t* p) {
 // errors (only kTruncated) carry absolute offsets.
 inline Result<DdpSegmentView> DecodeDdpSegment(ByteSpan ulpdu, std::size_t base_offset = 0) {
   if (ulpdu.empty()) return DdpTruncation(ulpdu, base_offset);
-  const std::size_t hlen = DdpControlTagged(ulpdu[0]) ? kDdpTaggedHeaderLength
-                                                      : kDdpUntaggedHeaderLength;
+  const std::size_t hlen = DdpControlTagged(ulpdu[0]) ? kDdpTaggedHeaderLength : kDdpUntaggedHeaderLength;
   if (ulpdu.size() < hlen) return DdpTruncation(ulpdu, base_offset);
   DdpSegmentView v;
   v.header = LoadDdpHeaderUnchecked(ulpdu.data());

@@ -6,8 +6,8 @@
 namespace rdmapct::wire {
 
 // REQ R5041-5.2-01 R5041-5.2-03 R5041-5.2-04 R5041-5.2-11 R5041-4.1-04 R5041-4.1-05
-Result<std::vector<PlannedDdpSegment>> SegmentDdpMessage(const DdpSegmentHeader& first,
-                                                          ByteSpan message, std::size_t mulpdu) {
+Result<std::vector<PlannedDdpSegment>> SegmentDdpMessage(const DdpSegmentHeader& first, ByteSpan message,
+                                                         std::size_t mulpdu) {
   if (message.size() > 0xFFFFFFFFu) {
     return DecodeError{DecodeErrorKind::kTooLong, "ULP Message Length", 0, message.size()};
   }
@@ -44,15 +44,24 @@ std::vector<Bytes> EncodeDdpSegments(std::span<const PlannedDdpSegment> segments
 
 const char* ReassemblyStatusName(ReassemblyStatus s) {
   switch (s) {
-    case ReassemblyStatus::kAccepted: return "accepted";
-    case ReassemblyStatus::kComplete: return "complete";
-    case ReassemblyStatus::kNotUntagged: return "not untagged";
-    case ReassemblyStatus::kQueueMismatch: return "QN mismatch";
-    case ReassemblyStatus::kMsnMismatch: return "MSN mismatch";
-    case ReassemblyStatus::kBeyondLast: return "beyond the last segment";
-    case ReassemblyStatus::kSecondLast: return "second last segment";
-    case ReassemblyStatus::kTooLong: return "DDP Message too long";
-    case ReassemblyStatus::kAlreadyComplete: return "already complete";
+    case ReassemblyStatus::kAccepted:
+      return "accepted";
+    case ReassemblyStatus::kComplete:
+      return "complete";
+    case ReassemblyStatus::kNotUntagged:
+      return "not untagged";
+    case ReassemblyStatus::kQueueMismatch:
+      return "QN mismatch";
+    case ReassemblyStatus::kMsnMismatch:
+      return "MSN mismatch";
+    case ReassemblyStatus::kBeyondLast:
+      return "beyond the last segment";
+    case ReassemblyStatus::kSecondLast:
+      return "second last segment";
+    case ReassemblyStatus::kTooLong:
+      return "DDP Message too long";
+    case ReassemblyStatus::kAlreadyComplete:
+      return "already complete";
   }
   return "?";
 }

@@ -42,8 +42,8 @@ struct PlannedDdpSegment {
 // Errors: kInvalidValue "MULPDU" when mulpdu leaves no room for payload and
 // the message is not empty; kTooLong "ULP Message Length" when the message
 // has 2^32 octets or more (R5041-5.2 "MUST be less than 2^32").
-Result<std::vector<PlannedDdpSegment>> SegmentDdpMessage(const DdpSegmentHeader& first,
-                                                          ByteSpan message, std::size_t mulpdu);
+Result<std::vector<PlannedDdpSegment>> SegmentDdpMessage(const DdpSegmentHeader& first, ByteSpan message,
+                                                         std::size_t mulpdu);
 
 // Encodes each planned segment as one ULPDU.
 std::vector<Bytes> EncodeDdpSegments(std::span<const PlannedDdpSegment> segments);

@@ -20,10 +20,10 @@ Field StartupFlags(uint8_t b, bool is_reply, uint64_t at) {
   const bool m = b & kMpaFlagM, c = b & kMpaFlagC, r = b & kMpaFlagR, s = b & kMpaFlagS;
   f.Add(Bits("M (Marker flag)", m, m ? "1 (the sender asks for Markers)" : "0", at, 1, 7, 1));
   f.Add(Bits("C (CRC flag)", c, c ? "1 (the sender asks for CRCs)" : "0", at, 1, 6, 1));
-  f.Add(Bits("R (Rejected Connection)", r,
-             is_reply ? (r ? "1 (connection rejected)" : "0 (connection accepted)")
-                      : (r ? "1 (not used in a Request)" : "0"),
-             at, 1, 5, 1));
+  f.Add(Bits(
+      "R (Rejected Connection)", r,
+      is_reply ? (r ? "1 (connection rejected)" : "0 (connection accepted)") : (r ? "1 (not used in a Request)" : "0"),
+      at, 1, 5, 1));
   f.Add(Bits("S (RFC 6581 enhanced setup)", s, YesNo(s), at, 1, 4, 1));
   f.Add(Bits("Res", b & kMpaResMask, std::to_string(b & kMpaResMask), at, 1, 0, 4));
   return f;
@@ -53,9 +53,11 @@ Field RegionFields(const AdvertisedRegion& r, std::size_t index, uint64_t at) {
   f.Add(Num("Base Tagged Offset", r.base_tagged_offset, HexValue(r.base_tagged_offset, 16), at + 4, 8));
   f.Add(Num("Length", r.length, DecHex(r.length, 8), at + 12, 4));
   std::string access;
-  static constexpr std::pair<uint8_t, const char*> kAccess[] = {
-      {kAccessRemoteRead, "read"}, {kAccessRemoteWrite, "write"}, {kAccessRemoteAtomic, "atomic"},
-      {kAccessFlush, "flush"}, {kAccessVerify, "verify"}};
+  static constexpr std::pair<uint8_t, const char*> kAccess[] = {{kAccessRemoteRead, "read"},
+                                                                {kAccessRemoteWrite, "write"},
+                                                                {kAccessRemoteAtomic, "atomic"},
+                                                                {kAccessFlush, "flush"},
+                                                                {kAccessVerify, "verify"}};
   for (auto [bit, word] : kAccess) {
     if (r.access & bit) access += (access.empty() ? "" : ", ") + std::string(word);
   }
@@ -66,8 +68,8 @@ Field RegionFields(const AdvertisedRegion& r, std::size_t index, uint64_t at) {
   for (auto [bit, word] : kAttrs) {
     if (r.attributes & bit) attrs += (attrs.empty() ? "" : ", ") + std::string(word);
   }
-  f.Add(Num("Attributes", r.attributes, HexValue(r.attributes, 2) + (attrs.empty() ? "" : " (" + attrs + ")"),
-            at + 17, 1));
+  f.Add(Num("Attributes", r.attributes, HexValue(r.attributes, 2) + (attrs.empty() ? "" : " (" + attrs + ")"), at + 17,
+            1));
   f.Add(Num("Memory Object", r.memory_object, std::to_string(r.memory_object), at + 18, 2));
   f.Add(Num("Object Offset", r.object_offset, DecHex(r.object_offset, 8), at + 20, 4));
   return f;
@@ -79,16 +81,16 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
     return Problem("Test-ULP Advertisement", "undecodable: " + r.error().At(at).Describe(), at, data.size());
   }
   const Advertisement& a = *r;
-  Field f = Node("Test-ULP Advertisement", "version " + std::to_string(a.major_version) + "." +
-                                                std::to_string(a.minor_version),
-                 at, data.size());
+  Field f = Node("Test-ULP Advertisement",
+                 "version " + std::to_string(a.major_version) + "." + std::to_string(a.minor_version), at, data.size());
   f.Add(Node("Advertisement Magic", "\"RPCA\"", at, 4));
   f.Add(Num("Major Version", a.major_version, std::to_string(a.major_version), at + 4, 1));
   f.Add(Num("Minor Version", a.minor_version, std::to_string(a.minor_version), at + 5, 1));
   std::string flags;
-  static constexpr std::pair<uint16_t, const char*> kFlags[] = {
-      {kFlagLittleEndianAtomics, "little-endian atomics"}, {kFlagPreviousOutcome, "previous outcome"},
-      {kFlagRfc7306, "RFC 7306"}, {kFlagCommit, "COMMIT"}};
+  static constexpr std::pair<uint16_t, const char*> kFlags[] = {{kFlagLittleEndianAtomics, "little-endian atomics"},
+                                                                {kFlagPreviousOutcome, "previous outcome"},
+                                                                {kFlagRfc7306, "RFC 7306"},
+                                                                {kFlagCommit, "COMMIT"}};
   for (auto [bit, word] : kFlags) {
     if (a.flags & bit) flags += (flags.empty() ? "" : ", ") + std::string(word);
   }
@@ -166,15 +168,14 @@ std::string Summary(const DecodedSegment& s) {
     const DdpSegmentHeader& h = v.ddp.header;
     what = v.opcode_known ? v.opcode_info->name : "Unknown opcode " + HexValue(v.ctrl.opcode, 2);
     what += h.tagged ? " (STag " + HexValue(h.stag, 8) + ", TO " + HexValue(h.tagged_offset, 1)
-                     : " (QN " + std::to_string(h.queue_number) + ", MSN " + std::to_string(h.msn) +
-                           ", MO " + std::to_string(h.message_offset);
+                     : " (QN " + std::to_string(h.queue_number) + ", MSN " + std::to_string(h.msn) + ", MO " +
+                           std::to_string(h.message_offset);
     what += h.last ? ")" : ", not last)";
   } else {
     what = "undecodable DDP Segment";
   }
   if (s.fpdu != nullptr) {
-    what += ", FPDU at offset " + std::to_string(s.fpdu->offset) + ", " +
-            Plural(s.fpdu->wire_length, "octet");
+    what += ", FPDU at offset " + std::to_string(s.fpdu->offset) + ", " + Plural(s.fpdu->wire_length, "octet");
     if (!s.fpdu->crc_ok) what += ", CRC MISMATCH";
     if (!s.fpdu->marker_ok) what += ", MARKER MISMATCH";
   } else {
@@ -198,7 +199,7 @@ std::string BitPattern(const Field& f) {
   const unsigned total = static_cast<unsigned>(f.length * 8);
   std::string s;
   for (unsigned i = 0; i < total; ++i) {
-    const unsigned bit = total - 1 - i;   // most significant first
+    const unsigned bit = total - 1 - i;  // most significant first
     if (i != 0 && i % 4 == 0) s.push_back(' ');
     if (bit >= f.bit_shift && bit < unsigned{f.bit_shift} + f.bit_width) {
       s.push_back(((*f.number >> (bit - f.bit_shift)) & 1) ? '1' : '0');
@@ -217,11 +218,10 @@ std::string RenderText(const Field& root, const TextRenderOptions& options) {
 
 Field DescribeMpaStartupFrame(const MpaStartupFrame& frame, ByteSpan octets, uint64_t offset) {
   Field f = Node(frame.is_reply ? "MPA Reply Frame" : "MPA Request Frame",
-                 "offset " + std::to_string(offset) + ", " + Plural(octets.size(), "octet"), offset,
-                 octets.size());
+                 "offset " + std::to_string(offset) + ", " + Plural(octets.size(), "octet"), offset, octets.size());
   const std::size_t n = std::min(octets.size(), kMpaKeySize);
-  f.Add(Node("Key", "\"" + std::string(octets.begin(), octets.begin() + static_cast<std::ptrdiff_t>(n)) + "\"",
-             offset, kMpaKeySize));
+  f.Add(Node("Key", "\"" + std::string(octets.begin(), octets.begin() + static_cast<std::ptrdiff_t>(n)) + "\"", offset,
+             kMpaKeySize));
   if (octets.size() < kMpaStartupHeaderSize) return f;
   f.Add(StartupFlags(octets[16], frame.is_reply, offset + 16));
   const std::string rev_note = frame.revision == 1 ? " (RFC 5044)" : frame.revision == 2 ? " (RFC 6581)" : "";
@@ -249,9 +249,9 @@ Field DescribeStartupFrame(const DecodedStartupFrame& s) {
 
 // REQ R5044-4.1-05 R5044-4.4-10 R5044-4.2-04
 Field DescribeFpdu(const DecodedFpdu& d) {
-  Field f = Node("MPA FPDU", "offset " + std::to_string(d.offset) + ", " + Plural(d.wire_length, "octet") +
-                                 " on the wire",
-                 d.offset, d.wire_length);
+  Field f =
+      Node("MPA FPDU", "offset " + std::to_string(d.offset) + ", " + Plural(d.wire_length, "octet") + " on the wire",
+           d.offset, d.wire_length);
   f.Add(Num("ULPDU_Length", d.ulpdu_length, DecHex(d.ulpdu_length, 4), d.header_offset, 2));
   const uint64_t pad_logical = kUlpduLengthSize + uint64_t{d.ulpdu_length};
   const ByteSpan pad(d.pad, d.pad_length);
@@ -260,19 +260,21 @@ Field DescribeFpdu(const DecodedFpdu& d) {
   // The received value first (the field), the verdict next to it, the
   // computed value as a child so that JSON readers get it as a number.
   const char* verdict = !d.crc_checked ? "not checked: CRCs off" : d.crc_ok ? "ok" : "MISMATCH";
-  Field& crc = f.Add(Num("CRC", d.received_crc, HexValue(d.received_crc, 8) + " [" + verdict + "]",
-                         d.crc_offset, kCrc32cSize));
+  Field& crc =
+      f.Add(Num("CRC", d.received_crc, HexValue(d.received_crc, 8) + " [" + verdict + "]", d.crc_offset, kCrc32cSize));
   crc.problem = !d.crc_ok;
-  if (d.crc_computed) crc.Add(Num("Computed CRC", d.computed_crc, HexValue(d.computed_crc, 8), d.crc_offset, kCrc32cSize));
+  if (d.crc_computed)
+    crc.Add(Num("Computed CRC", d.computed_crc, HexValue(d.computed_crc, 8), d.crc_offset, kCrc32cSize));
   if (!d.markers.empty()) {
     Field& ms = f.Add(Node("Markers", std::to_string(d.markers.size()), d.markers.front().offset,
                            d.markers.back().offset + kMarkerSize - d.markers.front().offset));
     ms.problem = !d.marker_ok;
     for (const MarkerSeen& m : d.markers) {
-      Field& mk = ms.Add(Node("Marker", "offset " + std::to_string(m.offset) +
-                                            (m.ok() ? " [ok]" : " [MISMATCH: FPDUPTR should be " +
-                                                                    DecHex(m.expected_fpduptr, 4) + "]"),
-                              m.offset, kMarkerSize));
+      Field& mk =
+          ms.Add(Node("Marker",
+                      "offset " + std::to_string(m.offset) +
+                          (m.ok() ? " [ok]" : " [MISMATCH: FPDUPTR should be " + DecHex(m.expected_fpduptr, 4) + "]"),
+                      m.offset, kMarkerSize));
       mk.problem = !m.ok();
       mk.Add(Num("RESERVED", m.reserved, HexValue(m.reserved, 4), m.offset, 2));
       mk.Add(Num("FPDUPTR", m.fpduptr, DecHex(m.fpduptr, 4), m.offset + 2, 2));

@@ -29,18 +29,18 @@
 namespace rdmapct::wire {
 
 struct Field {
-  std::string name;                 // RFC name, e.g. "ULPDU_Length", "SinkSTag (Data Sink STag)"
-  std::string value;                // display text, e.g. "22 (0x0016)", "RDMA Write"
-  std::optional<uint64_t> number;   // the raw value when the field is a number
-  uint64_t offset = 0;              // stream offset of the first octet
-  uint64_t length = 0;              // octets covered (the containing octets for a bit field)
+  std::string name;                // RFC name, e.g. "ULPDU_Length", "SinkSTag (Data Sink STag)"
+  std::string value;               // display text, e.g. "22 (0x0016)", "RDMA Write"
+  std::optional<uint64_t> number;  // the raw value when the field is a number
+  uint64_t offset = 0;             // stream offset of the first octet
+  uint64_t length = 0;             // octets covered (the containing octets for a bit field)
   // A bit field inside the `length` octets at `offset`: bits
   // [bit_shift, bit_shift + bit_width) counted from the least significant
   // bit of that big-endian container. bit_width 0: whole octets.
   uint8_t bit_shift = 0;
   uint8_t bit_width = 0;
-  std::optional<Bytes> octets;      // raw octets to hexdump (payload, Private Data, hash)
-  bool problem = false;             // CRC/Marker mismatch, unknown opcode, undecodable part
+  std::optional<Bytes> octets;  // raw octets to hexdump (payload, Private Data, hash)
+  bool problem = false;         // CRC/Marker mismatch, unknown opcode, undecodable part
   std::vector<Field> children;
 
   Field& Add(Field child) {
@@ -70,8 +70,7 @@ Field DescribeMpaStartupFrame(const MpaStartupFrame& frame, ByteSpan octets, uin
 Field DescribeFpdu(const DecodedFpdu& fpdu);
 
 // "DDP Segment": the DDP header at map.At(0).
-Field DescribeDdpHeader(const DdpSegmentHeader& header, const StreamOffsetMap& map,
-                        std::string name = "DDP Segment");
+Field DescribeDdpHeader(const DdpSegmentHeader& header, const StreamOffsetMap& map, std::string name = "DDP Segment");
 
 // "RDMAP": the Control Field, Invalidate STag (untagged) and the RDMAP header
 // of a decoded segment (offsets inside `view` are indexes for `map`).
@@ -90,8 +89,8 @@ const char* AtomicOpcodeName(uint8_t aopcode);
 // ---- text --------------------------------------------------------------------
 
 struct TextRenderOptions {
-  std::size_t max_octets = 32;   // hexdump limit per field; SIZE_MAX for all (-v)
-  bool show_offsets = false;     // append "[offset n, length m]" to each field
+  std::size_t max_octets = 32;  // hexdump limit per field; SIZE_MAX for all (-v)
+  bool show_offsets = false;    // append "[offset n, length m]" to each field
 };
 
 // One block: "Frame 2: RDMA Write, FPDU at offset 40, 32 octets" and the

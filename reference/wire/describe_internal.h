@@ -10,13 +10,9 @@
 namespace rdmapct::wire::describe_detail {
 
 // "22 (0x0016)".
-inline std::string DecHex(uint64_t v, int digits) {
-  return std::to_string(v) + " (" + HexValue(v, digits) + ")";
-}
+inline std::string DecHex(uint64_t v, int digits) { return std::to_string(v) + " (" + HexValue(v, digits) + ")"; }
 
-inline std::string Plural(uint64_t n, const char* unit) {
-  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
-}
+inline std::string Plural(uint64_t n, const char* unit) { return std::to_string(n) + " " + unit + (n == 1 ? "" : "s"); }
 
 // A whole-octet numeric field.
 inline Field Num(std::string name, uint64_t value, std::string text, uint64_t offset, uint64_t length) {
@@ -30,8 +26,8 @@ inline Field Num(std::string name, uint64_t value, std::string text, uint64_t of
 }
 
 // A bit field of `width` bits at `shift` inside `length` octets at `offset`.
-inline Field Bits(std::string name, uint64_t value, std::string text, uint64_t offset,
-                  uint64_t length, uint8_t shift, uint8_t width) {
+inline Field Bits(std::string name, uint64_t value, std::string text, uint64_t offset, uint64_t length, uint8_t shift,
+                  uint8_t width) {
   Field f = Num(std::move(name), value, std::move(text), offset, length);
   f.bit_shift = shift;
   f.bit_width = width;
@@ -50,8 +46,7 @@ inline Field Node(std::string name, std::string text, uint64_t offset, uint64_t 
 
 // Raw octets, hexdumped by the renderers.
 inline Field Octets(std::string name, ByteSpan data, uint64_t offset, std::string text = {}) {
-  Field f = Node(std::move(name), text.empty() ? Plural(data.size(), "octet") : std::move(text),
-                 offset, data.size());
+  Field f = Node(std::move(name), text.empty() ? Plural(data.size(), "octet") : std::move(text), offset, data.size());
   f.octets = Bytes(data.begin(), data.end());
   return f;
 }

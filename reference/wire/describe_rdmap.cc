@@ -17,15 +17,15 @@ using namespace describe_detail;
 Field DdpControl(const DdpSegmentHeader& h, uint64_t at) {
   const uint8_t c = EncodeDdpControl(h.tagged, h.last, h.rsvd, h.ddp_version);
   Field f = Num("DDP Control", c, HexValue(c, 2), at, 1);
-  f.Add(Bits("T (Tagged flag)", h.tagged,
-             h.tagged ? "1 (Tagged Buffer Model)" : "0 (Untagged Buffer Model)", at, 1, 7, 1));
-  f.Add(Bits("L (Last flag)", h.last,
-             h.last ? "1 (last segment of the DDP Message)" : "0 (more segments follow)", at, 1, 6, 1));
+  f.Add(Bits("T (Tagged flag)", h.tagged, h.tagged ? "1 (Tagged Buffer Model)" : "0 (Untagged Buffer Model)", at, 1, 7,
+             1));
+  f.Add(Bits("L (Last flag)", h.last, h.last ? "1 (last segment of the DDP Message)" : "0 (more segments follow)", at,
+             1, 6, 1));
   f.Add(Bits("Rsvd", h.rsvd, std::to_string(h.rsvd), at, 1, 2, 4));
-  Field& dv = f.Add(Bits("DV (DDP Version)", h.ddp_version,
-                         std::to_string(h.ddp_version) +
-                             (h.ddp_version == kDdpVersion ? "" : " (not 01b: Invalid DDP version)"),
-                         at, 1, 0, 2));
+  Field& dv = f.Add(
+      Bits("DV (DDP Version)", h.ddp_version,
+           std::to_string(h.ddp_version) + (h.ddp_version == kDdpVersion ? "" : " (not 01b: Invalid DDP version)"), at,
+           1, 0, 2));
   dv.problem = h.ddp_version != kDdpVersion;
   return f;
 }
@@ -42,8 +42,7 @@ std::string OpcodeText(uint8_t opcode, Profile profile, bool& known) {
   // narrower profile (the opcode width is the same below 0x10).
   if (const OpcodeInfo* wider = FindOpcode(opcode, Profile::kCommit); wider != nullptr) {
     s += std::string("; ") + wider->name + " under " +
-         std::string(ProfileName(wider->min_profile == Profile::kRfc7306 ? Profile::kRfc7306
-                                                                         : Profile::kCommit));
+         std::string(ProfileName(wider->min_profile == Profile::kRfc7306 ? Profile::kRfc7306 : Profile::kCommit));
   }
   return s + ")";
 }
@@ -53,10 +52,10 @@ Field RdmapControlField(uint8_t b, Profile profile, uint64_t at) {
   const RdmapControl c = DecodeRdmapControl(b, profile);
   const bool wide = profile == Profile::kCommit;
   Field f = Num("RDMAP Control Field", b, HexValue(b, 2), at, 1);
-  Field& rv = f.Add(Bits("RV (RDMA Version)", c.rdma_version,
-                         std::to_string(c.rdma_version) +
-                             (c.rdma_version == kRdmaVersionIetf ? "" : " (not 01b: Invalid RDMAP version)"),
-                         at, 1, 6, 2));
+  Field& rv = f.Add(Bits(
+      "RV (RDMA Version)", c.rdma_version,
+      std::to_string(c.rdma_version) + (c.rdma_version == kRdmaVersionIetf ? "" : " (not 01b: Invalid RDMAP version)"),
+      at, 1, 6, 2));
   rv.problem = c.rdma_version != kRdmaVersionIetf;
   f.Add(Bits("Rsv", c.rsv, std::to_string(c.rsv), at, 1, wide ? 5 : 4, wide ? 1 : 2));
   bool known = false;
@@ -72,13 +71,11 @@ Field RdmapControlField(uint8_t b, Profile profile, uint64_t at) {
 Field ReadRequestFields(std::string name, const ReadRequestHeader& h, const StreamOffsetMap& m) {
   Field f = Node(std::move(name), "", m.At(0), kReadRequestHeaderLength);
   f.Add(Num("SinkSTag (Data Sink STag)", h.sink_stag, HexValue(h.sink_stag, 8), m.At(0), 4));
-  f.Add(Num("SinkTO (Data Sink Tagged Offset)", h.sink_tagged_offset, HexValue(h.sink_tagged_offset, 16),
-            m.At(4), 8));
-  f.Add(Num("RDMARDSZ (RDMA Read Message Size)", h.read_message_size,
-            DecHex(h.read_message_size, 8), m.At(12), 4));
+  f.Add(Num("SinkTO (Data Sink Tagged Offset)", h.sink_tagged_offset, HexValue(h.sink_tagged_offset, 16), m.At(4), 8));
+  f.Add(Num("RDMARDSZ (RDMA Read Message Size)", h.read_message_size, DecHex(h.read_message_size, 8), m.At(12), 4));
   f.Add(Num("SrcSTag (Data Source STag)", h.source_stag, HexValue(h.source_stag, 8), m.At(16), 4));
-  f.Add(Num("SrcTO (Data Source Tagged Offset)", h.source_tagged_offset,
-            HexValue(h.source_tagged_offset, 16), m.At(20), 8));
+  f.Add(Num("SrcTO (Data Source Tagged Offset)", h.source_tagged_offset, HexValue(h.source_tagged_offset, 16), m.At(20),
+            8));
   return f;
 }
 
@@ -101,11 +98,11 @@ Field TerminateControl(const TerminateHeader& h, uint64_t at) {
                      uint32_t{h.code.error_code} << 16 | uint32_t{h.m} << 15 | uint32_t{h.d} << 14 |
                      uint32_t{h.r} << 13 | (h.reserved & 0x1FFFu);
   Field f = Num("Terminate Control", w, HexValue(w, 8), at, 4);
-  f.Add(Bits("Layer", h.code.layer,
-             HexValue(h.code.layer, 1) + " (" + TerminateLayerName(h.code.layer) + ")", at, 4, 28, 4));
+  f.Add(Bits("Layer", h.code.layer, HexValue(h.code.layer, 1) + " (" + TerminateLayerName(h.code.layer) + ")", at, 4,
+             28, 4));
   f.Add(Bits("EType (Error Type)", h.code.error_type,
-             HexValue(h.code.error_type, 1) + " (" + ErrorTypeName(h.code.layer, h.code.error_type) + ")",
-             at, 4, 24, 4));
+             HexValue(h.code.error_type, 1) + " (" + ErrorTypeName(h.code.layer, h.code.error_type) + ")", at, 4, 24,
+             4));
   Field& code = f.Add(Bits("Error Code", h.code.error_code,
                            HexValue(h.code.error_code, 2) + " (" + ErrorCodeName(h.code) + ")", at, 4, 16, 8));
   code.problem = !IsRegistered(h.code);
@@ -120,9 +117,10 @@ Field TerminateFields(const TerminateHeader& h, Profile profile, const StreamOff
   const bool fixed = h.form == TerminateForm::kFixed;
   Field f = Node("Terminate Header", Describe(h.code), m.At(0), h.encoded_length);
   f.Add(TerminateControl(h, m.At(0)));
-  f.Add(Node("Layout", fixed ? "fixed 52 octets (absent parts are zero-filled areas)"
-                             : "bit-driven (parts present as M, D and R say)",
-             m.At(0), h.encoded_length));
+  f.Add(Node(
+      "Layout",
+      fixed ? "fixed 52 octets (absent parts are zero-filled areas)" : "bit-driven (parts present as M, D and R say)",
+      m.At(0), h.encoded_length));
   std::size_t at = kTerminateControlLength;
   if (h.has_segment_length) {
     f.Add(Num("DDP Segment Length", h.ddp_segment_length, DecHex(h.ddp_segment_length, 4), m.At(at), 2));
@@ -147,14 +145,13 @@ Field TerminateFields(const TerminateHeader& h, Profile profile, const StreamOff
 
 // RFC 7306 Figure 4 / Figure 6.
 Field AtomicRequestFields(const AtomicRequestHeader& h, const StreamOffsetMap& m) {
-  Field f = Node("Atomic Request Header", AtomicOpcodeName(h.atomic_opcode), m.At(0),
-                 kAtomicRequestHeaderLength);
+  Field f = Node("Atomic Request Header", AtomicOpcodeName(h.atomic_opcode), m.At(0), kAtomicRequestHeaderLength);
   const uint32_t w0 = (h.reserved & 0x0FFFFFFFu) << 4 | (h.atomic_opcode & 0xFu);
   Field& word = f.Add(Num("Reserved (Not Used) / AOpCode", w0, HexValue(w0, 8), m.At(0), 4));
   word.Add(Bits("Reserved (Not Used)", h.reserved, HexValue(h.reserved, 7), m.At(0), 4, 4, 28));
-  Field& op = word.Add(Bits("AOpCode (Atomic Operation Code)", h.atomic_opcode,
-                            HexValue(h.atomic_opcode, 1) + " (" + AtomicOpcodeName(h.atomic_opcode) + ")",
-                            m.At(0), 4, 0, 4));
+  Field& op =
+      word.Add(Bits("AOpCode (Atomic Operation Code)", h.atomic_opcode,
+                    HexValue(h.atomic_opcode, 1) + " (" + AtomicOpcodeName(h.atomic_opcode) + ")", m.At(0), 4, 0, 4));
   op.problem = h.atomic_opcode != 0x0 && h.atomic_opcode != 0x2;
   f.Add(Num("Request Identifier", h.request_identifier, HexValue(h.request_identifier, 8), m.At(4), 4));
   f.Add(Num("Remote STag", h.remote_stag, HexValue(h.remote_stag, 8), m.At(8), 4));
@@ -168,10 +165,10 @@ Field AtomicRequestFields(const AtomicRequestHeader& h, const StreamOffsetMap& m
 
 Field AtomicResponseFields(const AtomicResponseHeader& h, const StreamOffsetMap& m) {
   Field f = Node("Atomic Response Header", "", m.At(0), kAtomicResponseHeaderLength);
-  f.Add(Num("Original Request Identifier", h.original_request_identifier,
-            HexValue(h.original_request_identifier, 8), m.At(0), 4));
-  f.Add(Num("Original Remote Data Value", h.original_remote_data_value,
-            HexValue(h.original_remote_data_value, 16), m.At(4), 8));
+  f.Add(Num("Original Request Identifier", h.original_request_identifier, HexValue(h.original_request_identifier, 8),
+            m.At(0), 4));
+  f.Add(Num("Original Remote Data Value", h.original_remote_data_value, HexValue(h.original_remote_data_value, 16),
+            m.At(4), 8));
   return f;
 }
 
@@ -180,8 +177,7 @@ template <class H>
 void DataSinkFields(Field& f, const H& h, const StreamOffsetMap& m) {
   f.Add(Num("Data Sink STag", h.data_sink_stag, HexValue(h.data_sink_stag, 8), m.At(0), 4));
   f.Add(Num("Data Sink Length", h.data_sink_length, DecHex(h.data_sink_length, 8), m.At(4), 4));
-  f.Add(Num("Data Sink Tagged Offset", h.data_sink_tagged_offset, HexValue(h.data_sink_tagged_offset, 16),
-            m.At(8), 8));
+  f.Add(Num("Data Sink Tagged Offset", h.data_sink_tagged_offset, HexValue(h.data_sink_tagged_offset, 16), m.At(8), 8));
 }
 
 Field FlushRequestFields(const FlushRequestHeader& h, const StreamOffsetMap& m) {
@@ -212,8 +208,8 @@ Field AtomicWriteRequestFields(const AtomicWriteRequestHeader& h, const StreamOf
 std::string SegmentNote(const RdmapMessageView& v) {
   const OpcodeInfo& info = *v.opcode_info;
   if (!v.tagged_flag_matches) {
-    return std::string("the DDP T flag is ") + (v.ddp.header.tagged ? "1" : "0") + " but " + info.name +
-           " uses the " + (info.tagged ? "Tagged" : "Untagged") + " Buffer Model; the RDMAP header is not decoded";
+    return std::string("the DDP T flag is ") + (v.ddp.header.tagged ? "1" : "0") + " but " + info.name + " uses the " +
+           (info.tagged ? "Tagged" : "Untagged") + " Buffer Model; the RDMAP header is not decoded";
   }
   if (info.header != HeaderKind::kNone && !v.header_present) {
     return "continuation segment (MO " + std::to_string(v.ddp.header.message_offset) +
@@ -226,15 +222,18 @@ std::string SegmentNote(const RdmapMessageView& v) {
 
 const char* AtomicOpcodeName(uint8_t aopcode) {
   switch (aopcode) {
-    case 0x0: return "FetchAdd";
-    case 0x2: return "CmpSwap";
-    default: return "Reserved";
+    case 0x0:
+      return "FetchAdd";
+    case 0x2:
+      return "CmpSwap";
+    default:
+      return "Reserved";
   }
 }
 
 Field DescribeDdpHeader(const DdpSegmentHeader& h, const StreamOffsetMap& m, std::string name) {
-  Field f = Node(std::move(name), h.tagged ? "tagged (14-octet header)" : "untagged (18-octet header)",
-                 m.At(0), h.HeaderLength());
+  Field f = Node(std::move(name), h.tagged ? "tagged (14-octet header)" : "untagged (18-octet header)", m.At(0),
+                 h.HeaderLength());
   f.Add(DdpControl(h, m.At(0)));
   if (h.tagged) {
     f.Add(Num("RsvdULP", h.rsvd_ulp0, HexValue(h.rsvd_ulp0, 2) + " (RDMAP Control Field)", m.At(1), 1));
@@ -275,9 +274,7 @@ Field DescribeRdmapHeader(const RdmapHeader& header, Profile profile, const Stre
     Profile profile;
     const StreamOffsetMap& m;
     Field operator()(std::monostate) const { return Node("RDMAP Header", "none", m.At(0), 0); }
-    Field operator()(const ReadRequestHeader& h) const {
-      return ReadRequestFields("RDMA Read Request Header", h, m);
-    }
+    Field operator()(const ReadRequestHeader& h) const { return ReadRequestFields("RDMA Read Request Header", h, m); }
     Field operator()(const TerminateHeader& h) const { return TerminateFields(h, profile, m); }
     Field operator()(const ImmediateDataHeader& h) const {
       Field f = Node("Immediate Data Header", "", m.At(0), kImmediateDataHeaderLength);

@@ -23,10 +23,9 @@ struct Scan {
   std::size_t last_digit_offset = 0;
 };
 
-bool ScanRange(std::string_view text, std::size_t begin, std::size_t end, Bytes& out, Scan& scan,
-               DecodeError& err) {
+bool ScanRange(std::string_view text, std::size_t begin, std::size_t end, Bytes& out, Scan& scan, DecodeError& err) {
   bool token_start = true;
-  int high = -1;   // pending high nibble
+  int high = -1;  // pending high nibble
   for (std::size_t i = begin; i < end; ++i) {
     const char c = text[i];
     if (c == '#') {
@@ -61,8 +60,7 @@ bool ScanRange(std::string_view text, std::size_t begin, std::size_t end, Bytes&
     }
   }
   if (high >= 0) {
-    err = DecodeError{DecodeErrorKind::kLengthMismatch, kFieldHexDigitCount, scan.last_digit_offset,
-                      scan.digits};
+    err = DecodeError{DecodeErrorKind::kLengthMismatch, kFieldHexDigitCount, scan.last_digit_offset, scan.digits};
     return false;
   }
   return true;
@@ -162,7 +160,7 @@ std::vector<std::string> HexDumpLines(ByteSpan data, std::size_t first_index) {
     std::string line = head;
     std::string hex = HexOctets(row.first(std::min<std::size_t>(8, row.size())));
     if (row.size() > 8) hex += "  " + HexOctets(row.subspan(8));
-    hex.resize(16 * 3 + 1, ' ');   // keeps the ASCII column aligned on a short last row
+    hex.resize(16 * 3 + 1, ' ');  // keeps the ASCII column aligned on a short last row
     line += hex + " ";
     for (uint8_t b : row) line.push_back(b >= 0x20 && b < 0x7F ? static_cast<char>(b) : '.');
     lines.push_back(std::move(line));

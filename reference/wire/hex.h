@@ -35,8 +35,8 @@ Result<Bytes> ParseHex(std::string_view text);
 // empty, blank or only a comment are skipped). Each line needs an even digit
 // count of its own.
 struct HexLine {
-  std::size_t line = 0;          // 1-based line number in the text
-  std::size_t text_offset = 0;   // character offset of the line's first character
+  std::size_t line = 0;         // 1-based line number in the text
+  std::size_t text_offset = 0;  // character offset of the line's first character
   Bytes octets;
 };
 Result<std::vector<HexLine>> ParseHexLines(std::string_view text);

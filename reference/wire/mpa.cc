@@ -34,9 +34,8 @@ std::optional<DecodeError> CheckKey(ByteSpan key, MpaFrameKind expect) {
 }  // namespace
 
 uint32_t EncodeEnhancedWord(const EnhancedIrdOrd& e) {
-  return uint32_t{e.peer_to_peer} << 31 | uint32_t{e.send_rtr} << 30 |
-         uint32_t(e.ird & kIrdOrdMask) << 16 | uint32_t{e.write_rtr} << 15 |
-         uint32_t{e.read_rtr} << 14 | (e.ord & kIrdOrdMask);
+  return uint32_t{e.peer_to_peer} << 31 | uint32_t{e.send_rtr} << 30 | uint32_t(e.ird & kIrdOrdMask) << 16 |
+         uint32_t{e.write_rtr} << 15 | uint32_t{e.read_rtr} << 14 | (e.ord & kIrdOrdMask);
 }
 
 EnhancedIrdOrd DecodeEnhancedWord(uint32_t w) {
@@ -70,8 +69,7 @@ Result<MpaStartupFrame> DecodeMpaStartupFrame(ByteSpan data, const MpaFrameDecod
   if (!r.ReadSpan("Key", kMpaKeySize, key, err)) return err;
   MpaStartupFrame f;
   f.is_reply = key[9] == kMpaReplyKey[9];
-  if (!r.Read8("M C R S Res", flags, err) || !r.Read8("Rev", rev, err) ||
-      !r.Read16("PD_Length", pd_length, err)) {
+  if (!r.Read8("M C R S Res", flags, err) || !r.Read8("Rev", rev, err) || !r.Read16("PD_Length", pd_length, err)) {
     return err;
   }
   // REQ R5044-7.1.1-22, R5044-7.1.1-24: Private Data over 512 octets is an
@@ -85,9 +83,9 @@ Result<MpaStartupFrame> DecodeMpaStartupFrame(ByteSpan data, const MpaFrameDecod
   f.marker_required = flags & kMpaFlagM;
   f.crc_required = flags & kMpaFlagC;
   f.reject = flags & kMpaFlagR;
-  f.enhanced = flags & kMpaFlagS;          // REQ R6581-6-01
-  f.res = flags & kMpaResMask;             // REQ R5044-7.1.1-16, R6581-6-03: not checked
-  f.revision = rev;                        // REQ R5044-7.1.1-18: reported; policy decides
+  f.enhanced = flags & kMpaFlagS;  // REQ R6581-6-01
+  f.res = flags & kMpaResMask;     // REQ R5044-7.1.1-16, R6581-6-03: not checked
+  f.revision = rev;                // REQ R5044-7.1.1-18: reported; policy decides
   // REQ R6581-6-08, R6581-9-01: with S set (and Rev >= 2, decisions D-H3) the
   // Private Data begins with the enhanced word; the ULP's part follows (R6581-9-02).
   if (f.enhanced && rev >= 2) {
@@ -103,12 +101,11 @@ Result<MpaStartupFrame> DecodeMpaStartupFrame(ByteSpan data, const MpaFrameDecod
 
 void AppendMpaStartupFrame(Bytes& out, const MpaStartupFrame& f) {
   ByteWriter w(out);
-  const auto& key = f.is_reply ? kMpaReplyKey : kMpaRequestKey;   // REQ R5044-7.1.1-02/04
+  const auto& key = f.is_reply ? kMpaReplyKey : kMpaRequestKey;  // REQ R5044-7.1.1-02/04
   w.PutBytes(key);
   // REQ R5044-7.1.1-15, R6581-6-02: Res is zero unless the caller sets it on purpose.
   w.Put8(static_cast<uint8_t>((f.marker_required ? kMpaFlagM : 0) | (f.crc_required ? kMpaFlagC : 0) |
-                              (f.reject ? kMpaFlagR : 0) | (f.enhanced ? kMpaFlagS : 0) |
-                              (f.res & kMpaResMask)));
+                              (f.reject ? kMpaFlagR : 0) | (f.enhanced ? kMpaFlagS : 0) | (f.res & kMpaResMask)));
   w.Put8(f.revision);
   const std::size_t enhanced = f.enhanced_data ? kMpaEnhancedDataSize : 0;
   const std::size_t pd_total = std::min<std::size_t>(f.private_data.size() + enhanced, 0xFFFF);
@@ -167,8 +164,8 @@ IrdOrdOutcome NegotiateIrdOrd(const MpaStartupFrame& request, const MpaStartupFr
   o.initiator_ord = rep.ird == kIrdOrdNotNegotiated ? req.ord : std::min(req.ord, rep.ird);
   o.initiator_ird_increased = o.initiator_ird > req.ird;
   // REQ R6581-9.1-06 (a reject may name the ORD it needs, R6581-9.1-07).
-  o.responder_ord_exceeds_initiator_ird = !reply.reject && req.ird != kIrdOrdNotNegotiated &&
-                                          rep.ord != kIrdOrdNotNegotiated && rep.ord > req.ird;
+  o.responder_ord_exceeds_initiator_ird =
+      !reply.reject && req.ird != kIrdOrdNotNegotiated && rep.ord != kIrdOrdNotNegotiated && rep.ord > req.ird;
   // REQ R6581-9.1-14, R6581-9.1-16
   o.responder_ird_not_3fff = req.ord == kIrdOrdNotNegotiated && rep.ird != kIrdOrdNotNegotiated;
   o.responder_ord_not_3fff = req.ird == kIrdOrdNotNegotiated && rep.ord != kIrdOrdNotNegotiated;

@@ -27,15 +27,15 @@
 namespace rdmapct::wire {
 
 inline constexpr std::size_t kMpaKeySize = 16;
-inline constexpr std::size_t kMpaStartupHeaderSize = 20;   // Key + flags + Rev + PD_Length
+inline constexpr std::size_t kMpaStartupHeaderSize = 20;  // Key + flags + Rev + PD_Length
 inline constexpr std::size_t kMpaMaxPrivateDataLength = 512;
 inline constexpr std::size_t kMpaEnhancedDataSize = 4;
 
 // "MPA ID Req Frame" and "MPA ID Rep Frame" (R5044-7.1.1-02, R5044-7.1.1-04).
-inline constexpr std::array<uint8_t, kMpaKeySize> kMpaRequestKey = {
-    0x4D, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x71, 0x20, 0x46, 0x72, 0x61, 0x6D, 0x65};
-inline constexpr std::array<uint8_t, kMpaKeySize> kMpaReplyKey = {
-    0x4D, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52, 0x65, 0x70, 0x20, 0x46, 0x72, 0x61, 0x6D, 0x65};
+inline constexpr std::array<uint8_t, kMpaKeySize> kMpaRequestKey = {0x4D, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52,
+                                                                    0x65, 0x71, 0x20, 0x46, 0x72, 0x61, 0x6D, 0x65};
+inline constexpr std::array<uint8_t, kMpaKeySize> kMpaReplyKey = {0x4D, 0x50, 0x41, 0x20, 0x49, 0x44, 0x20, 0x52,
+                                                                  0x65, 0x70, 0x20, 0x46, 0x72, 0x61, 0x6D, 0x65};
 
 // Octet 16 bits.
 inline constexpr uint8_t kMpaFlagM = 0x80;
@@ -53,12 +53,12 @@ inline constexpr uint16_t kIrdOrdMask = 0x3FFF;
 // B = zero-length FULPDU (Send) RTR, C = zero-length RDMA Write RTR,
 // D = zero-length RDMA Read RTR.
 struct EnhancedIrdOrd {
-  bool peer_to_peer = false;   // A: 1 peer-to-peer, 0 client-server
-  bool send_rtr = false;       // B
-  uint16_t ird = 0;            // 14 bits
-  bool write_rtr = false;      // C
-  bool read_rtr = false;       // D
-  uint16_t ord = 0;            // 14 bits
+  bool peer_to_peer = false;  // A: 1 peer-to-peer, 0 client-server
+  bool send_rtr = false;      // B
+  uint16_t ird = 0;           // 14 bits
+  bool write_rtr = false;     // C
+  bool read_rtr = false;      // D
+  uint16_t ord = 0;           // 14 bits
 
   friend bool operator==(const EnhancedIrdOrd&, const EnhancedIrdOrd&) = default;
 };
@@ -70,19 +70,19 @@ uint32_t EncodeEnhancedWord(const EnhancedIrdOrd& e);
 EnhancedIrdOrd DecodeEnhancedWord(uint32_t w);
 
 struct MpaStartupFrame {
-  bool is_reply = false;          // Key: Reply ("MPA ID Rep Frame") or Request
-  bool marker_required = false;   // M
-  bool crc_required = false;      // C
-  bool reject = false;            // R (Reply: Rejected Connection; Request: not checked)
-  bool enhanced = false;          // S (RFC 6581), as found in octet 16
-  uint8_t res = 0;                // Res bits 0x0F; zero on send unless a tester sets them
-  uint8_t revision = 1;           // Rev
+  bool is_reply = false;         // Key: Reply ("MPA ID Rep Frame") or Request
+  bool marker_required = false;  // M
+  bool crc_required = false;     // C
+  bool reject = false;           // R (Reply: Rejected Connection; Request: not checked)
+  bool enhanced = false;         // S (RFC 6581), as found in octet 16
+  uint8_t res = 0;               // Res bits 0x0F; zero on send unless a tester sets them
+  uint8_t revision = 1;          // Rev
   // Decoded only when Rev >= 2 and S = 1 (decisions D-H3, D-H8); with S = 1 and
   // Rev < 2 the 4 octets stay in private_data (an RFC 5044 receiver's view).
   // On encode it is written in front of private_data whenever present,
   // independently of `enhanced`, so a tester can build inconsistent frames.
   std::optional<EnhancedIrdOrd> enhanced_data;
-  Bytes private_data;             // the ULP's Private Data (after the enhanced word)
+  Bytes private_data;  // the ULP's Private Data (after the enhanced word)
   // Encode only: write this PD_Length instead of the true length (to build a
   // frame whose PD_Length disagrees with its Private Data, R5044-7.1.1-22).
   std::optional<uint16_t> pd_length_override;
@@ -95,7 +95,7 @@ enum class MpaFrameKind : uint8_t { kRequest, kReply, kEither };
 
 struct MpaFrameDecodeOptions {
   MpaFrameKind expect = MpaFrameKind::kEither;
-  std::size_t max_private_data = kMpaMaxPrivateDataLength;   // R5044-7.1.1-22
+  std::size_t max_private_data = kMpaMaxPrivateDataLength;  // R5044-7.1.1-22
 };
 
 // Octets a complete frame needs, from what has arrived so far: 20 while
@@ -149,20 +149,20 @@ struct IrdOrdOutcome {
   // it sends TERM 0x2/0x0/0x06 (R6581-9.1-10/11).
   bool initiator_ird_increased = false;
   // Reply violations a checker reports.
-  bool responder_ord_exceeds_initiator_ird = false;   // R6581-9.1-06
-  bool responder_ird_not_3fff = false;                // R6581-9.1-14 (initiator ORD 0x3FFF)
-  bool responder_ord_not_3fff = false;                // R6581-9.1-16 (initiator IRD 0x3FFF)
+  bool responder_ord_exceeds_initiator_ird = false;  // R6581-9.1-06
+  bool responder_ird_not_3fff = false;               // R6581-9.1-14 (initiator ORD 0x3FFF)
+  bool responder_ord_not_3fff = false;               // R6581-9.1-16 (initiator IRD 0x3FFF)
   // §9.2: peer-to-peer only if the Request has A = 1 (then the Reply must too,
   // R6581-9.2-05); with A = 0 the B/C/D flags are ignored (R6581-9.2-17).
   bool peer_to_peer = false;
-  bool reply_a_mismatch = false;                      // R6581-9.2-05 / R6581-9.2-15
+  bool reply_a_mismatch = false;  // R6581-9.2-05 / R6581-9.2-15
   // RTR types both requested and offered; the initiator must send one of
   // them (R6581-9.2-11) or, if it can generate none of the responder's
   // offers, TERM 0x2/0x0/0x07 (R6581-9.2-12/13).
   bool rtr_send = false;
   bool rtr_write = false;
   bool rtr_read = false;
-  bool reply_offers_no_rtr = false;                   // R6581-9.2-08 / R6581-9.2-10
+  bool reply_offers_no_rtr = false;  // R6581-9.2-08 / R6581-9.2-10
 };
 
 IrdOrdOutcome NegotiateIrdOrd(const MpaStartupFrame& request, const MpaStartupFrame& reply);

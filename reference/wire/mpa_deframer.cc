@@ -12,7 +12,7 @@ namespace rdmapct::wire {
 namespace {
 
 constexpr std::size_t kNoMarker = std::numeric_limits<std::size_t>::max();
-constexpr std::size_t kOctetsBetweenMarkers = kMarkerInterval - kMarkerSize;   // 508
+constexpr std::size_t kOctetsBetweenMarkers = kMarkerInterval - kMarkerSize;  // 508
 
 }  // namespace
 
@@ -22,8 +22,8 @@ constexpr std::size_t kOctetsBetweenMarkers = kMarkerInterval - kMarkerSize;   /
 // ones every 508 logical octets. Wire(i) maps a logical octet to its index
 // on the wire, counted from the FPDU's first octet (its leading Marker, if any).
 struct MpaDeframer::Layout {
-  std::size_t lead = 0;            // kMarkerSize when a Marker precedes ULPDU_Length
-  std::size_t first = kNoMarker;   // no inner Marker at all without Markers
+  std::size_t lead = 0;           // kMarkerSize when a Marker precedes ULPDU_Length
+  std::size_t first = kNoMarker;  // no inner Marker at all without Markers
   std::size_t ulpdu_length = 0;
   std::size_t fpdu_length = 0;
   std::size_t inner = 0;
@@ -66,7 +66,7 @@ bool MpaDeframer::Fail(DecodeError e) {
 }
 
 Status MpaDeframer::FeedImpl(ByteSpan chunk, const Sink& sink) {
-  if (error_) return *error_;   // REQ R5044-8-09: nothing more after an error
+  if (error_) return *error_;  // REQ R5044-8-09: nothing more after an error
   fed_ += chunk.size();
   if (phase_ == Phase::kStartup) {
     if (!DrainPending(chunk, sink)) return *error_;
@@ -90,7 +90,7 @@ Status MpaDeframer::FeedImpl(ByteSpan chunk, const Sink& sink) {
 bool MpaDeframer::FeedFpdus(ByteSpan chunk, const Sink& sink) {
   if (!pending_.empty()) {
     if (!DrainPending(chunk, sink)) return false;
-    if (!pending_.empty()) return true;   // chunk used up, unit still incomplete
+    if (!pending_.empty()) return true;  // chunk used up, unit still incomplete
   }
   const uint8_t* p = chunk.data();
   std::size_t n = chunk.size();
@@ -138,8 +138,7 @@ MpaDeframer::Step MpaDeframer::ParseStartupFrame(ByteSpan data) {
   if (!r.ok()) {
     if (r.error().kind != DecodeErrorKind::kTruncated) return {0, 0, !Fail(r.error().At(consumed_))};
     // Re-check octet by octet while the key arrives, so a bad key is seen at once.
-    const std::size_t need =
-        data.size() < kMpaStartupHeaderSize ? data.size() + 1 : MpaStartupFrameLength(data);
+    const std::size_t need = data.size() < kMpaStartupHeaderSize ? data.size() + 1 : MpaStartupFrameLength(data);
     return {0, need, false};
   }
   startup_frame_ = std::move(*r);
@@ -239,8 +238,7 @@ bool MpaDeframer::Judge(MpaFpdu& f, uint64_t crc_offset, uint16_t bad_fpduptr) {
   if (f.crc_checked && f.computed_crc != f.received_crc) {
     f.crc_ok = false;
     if (!config_.continue_after_crc_error) {
-      return Fail({DecodeErrorKind::kCrcMismatch, "CRC", crc_offset,
-                   uint64_t{f.received_crc} << 32 | f.computed_crc});
+      return Fail({DecodeErrorKind::kCrcMismatch, "CRC", crc_offset, uint64_t{f.received_crc} << 32 | f.computed_crc});
     }
   }
   if (!f.marker_ok && f.crc_ok && !config_.continue_after_marker_mismatch) {

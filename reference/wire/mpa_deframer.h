@@ -72,8 +72,8 @@ struct MpaDeframerConfig {
   // the *other* direction's frame). false: go on with crc_enabled and
   // markers_enabled as configured here.
   bool wait_for_full_operation = true;
-  std::size_t max_ulpdu_length = 0xFFFF;   // bounds the reassembly buffer
-  bool check_markers = true;               // R5044-5.2-02, R5044-8-05
+  std::size_t max_ulpdu_length = 0xFFFF;  // bounds the reassembly buffer
+  bool check_markers = true;              // R5044-5.2-02, R5044-8-05
   bool reject_shorter_than_ddp_header = false;
   bool continue_after_crc_error = false;
   bool continue_after_marker_mismatch = false;
@@ -83,20 +83,20 @@ struct MpaDeframerConfig {
 };
 
 struct MpaFpdu {
-  uint64_t offset = 0;          // first octet: the leading Marker if one precedes ULPDU_Length
-  uint64_t header_offset = 0;   // the ULPDU_Length field (where FPDUPTRs point)
-  uint32_t wire_length = 0;     // octets from `offset` through the CRC, Markers included
+  uint64_t offset = 0;         // first octet: the leading Marker if one precedes ULPDU_Length
+  uint64_t header_offset = 0;  // the ULPDU_Length field (where FPDUPTRs point)
+  uint32_t wire_length = 0;    // octets from `offset` through the CRC, Markers included
   uint16_t ulpdu_length = 0;
-  uint16_t markers = 0;         // Markers removed, the leading one included
-  ByteSpan ulpdu;               // valid during the callback only
-  uint32_t received_crc = 0;    // CRC field, least significant octet first
-  uint32_t computed_crc = 0;    // 0 unless computed
+  uint16_t markers = 0;       // Markers removed, the leading one included
+  ByteSpan ulpdu;             // valid during the callback only
+  uint32_t received_crc = 0;  // CRC field, least significant octet first
+  uint32_t computed_crc = 0;  // 0 unless computed
   bool crc_checked = false;
-  bool crc_ok = true;           // false only with continue_after_crc_error
-  bool marker_ok = true;        // false only with continue_after_marker_mismatch
-  uint64_t bad_marker_offset = 0;   // first wrong Marker when !marker_ok
-  bool zero_copy = false;       // ulpdu points into the caller's chunk
-  bool shorter_than_ddp_header = false;   // ulpdu_length < 14
+  bool crc_ok = true;                    // false only with continue_after_crc_error
+  bool marker_ok = true;                 // false only with continue_after_marker_mismatch
+  uint64_t bad_marker_offset = 0;        // first wrong Marker when !marker_ok
+  bool zero_copy = false;                // ulpdu points into the caller's chunk
+  bool shorter_than_ddp_header = false;  // ulpdu_length < 14
 };
 
 class MpaDeframer {
@@ -143,9 +143,9 @@ class MpaDeframer {
   enum class Phase : uint8_t { kStartup, kHeld, kFpdus, kFailed };
   // Outcome of one parse attempt on a contiguous buffer.
   struct Step {
-    std::size_t consumed = 0;   // > 0: one unit parsed
-    std::size_t need = 0;       // consumed == 0: octets needed from the unit's start
-    bool failed = false;        // error_ has been set
+    std::size_t consumed = 0;  // > 0: one unit parsed
+    std::size_t need = 0;      // consumed == 0: octets needed from the unit's start
+    bool failed = false;       // error_ has been set
   };
   struct Layout;
 
@@ -165,14 +165,14 @@ class MpaDeframer {
   bool full_operation_configured_;
   std::optional<MpaStartupFrame> startup_frame_;
   std::optional<DecodeError> error_;
-  Bytes pending_;              // an incomplete frame or FPDU, starting at stream offset consumed_
+  Bytes pending_;  // an incomplete frame or FPDU, starting at stream offset consumed_
   std::size_t pending_need_ = 0;
-  Bytes held_;                 // octets after the startup frame, awaiting StartFullOperation
-  Bytes ulpdu_buf_;            // ULPDUs gathered around Markers
-  uint64_t consumed_ = 0;      // stream offset of the next unparsed octet
+  Bytes held_;             // octets after the startup frame, awaiting StartFullOperation
+  Bytes ulpdu_buf_;        // ULPDUs gathered around Markers
+  uint64_t consumed_ = 0;  // stream offset of the next unparsed octet
   uint64_t fed_ = 0;
   uint64_t fpdus_ = 0;
-  uint32_t position_;          // Marker-space position of stream offset consumed_
+  uint32_t position_;  // Marker-space position of stream offset consumed_
 };
 
 }  // namespace rdmapct::wire

@@ -59,8 +59,7 @@ Result<FpduView> DecodeFpdu(ByteSpan data, bool crc_enabled) {
 
 std::size_t Mulpdu(std::size_t emss, bool markers) {
   // REQ R5044-4.5-02, R5044-4.5-03 (worst-case Marker count when markers).
-  const std::size_t overhead =
-      kFpduOverhead + (markers ? 4 * ((emss + 511) / 512) : 0) + emss % 4;
+  const std::size_t overhead = kFpduOverhead + (markers ? 4 * ((emss + 511) / 512) : 0) + emss % 4;
   const std::size_t mulpdu = emss > overhead ? emss - overhead : 0;
   // REQ R5044-4.5-08, R5044-3-04
   return std::clamp(mulpdu, kMinMulpdu, kMaxMulpdu);

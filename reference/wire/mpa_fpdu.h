@@ -55,9 +55,9 @@ struct FpduView {
   uint16_t ulpdu_length = 0;
   ByteSpan ulpdu;
   ByteSpan pad;
-  uint32_t received_crc = 0;   // the CRC field, loaded least significant octet first
-  uint32_t computed_crc = 0;   // 0 when CRC checking is off (not computed)
-  std::size_t size = 0;        // octets consumed: FpduLength(ulpdu_length)
+  uint32_t received_crc = 0;  // the CRC field, loaded least significant octet first
+  uint32_t computed_crc = 0;  // 0 when CRC checking is off (not computed)
+  std::size_t size = 0;       // octets consumed: FpduLength(ulpdu_length)
 };
 
 // Decodes the FPDU at the start of `data` (no Markers). Errors, offsets from

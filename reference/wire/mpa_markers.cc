@@ -39,13 +39,12 @@ void MarkerInserter::AppendFpdu(Bytes& out, ByteSpan fpdu, const FpduEncodeOptio
   const uint32_t header_position = position_;
   const std::size_t body = fpdu.size() >= kCrc32cSize ? fpdu.size() - kCrc32cSize : fpdu.size();
   Emit(out, fpdu.first(body), header_position);
-  if (body == fpdu.size()) return;   // not even a CRC field: nothing more to do
+  if (body == fpdu.size()) return;  // not even a CRC field: nothing more to do
   // REQ R5044-4.4-11: a Marker right after the PAD belongs to this FPDU.
   if (IsMarkerPosition(position_)) PutMarker(out, header_position);
   // REQ R5044-4.3-02, R5044-4.3-08, R5044-4.4-11, R5044-4.4-12: the CRC
   // covers every wire octet of this FPDU before the CRC field, Markers included.
-  uint32_t crc = options.crc_enabled ? Crc32c(ByteSpan(out).subspan(start))
-                                     : LoadCrc32c(fpdu.data() + body);
+  uint32_t crc = options.crc_enabled ? Crc32c(ByteSpan(out).subspan(start)) : LoadCrc32c(fpdu.data() + body);
   uint8_t field[kCrc32cSize];
   StoreCrc32c(field, crc ^ options.crc_xor);
   Emit(out, field, header_position);

@@ -49,9 +49,9 @@ constexpr bool IsMarkerPosition(uint32_t position) { return position % kMarkerIn
 // through CRC, without Markers) whose first octet is due at Marker-space
 // `position`.
 struct MarkedFpduLayout {
-  bool leading_marker = false;   // a Marker (FPDUPTR 0) precedes ULPDU_Length
-  uint32_t inner_markers = 0;    // Markers after ULPDU_Length, up to before the last CRC octet
-  std::size_t wire_length = 0;   // octets on the wire, all those Markers included
+  bool leading_marker = false;  // a Marker (FPDUPTR 0) precedes ULPDU_Length
+  uint32_t inner_markers = 0;   // Markers after ULPDU_Length, up to before the last CRC octet
+  std::size_t wire_length = 0;  // octets on the wire, all those Markers included
 };
 
 constexpr MarkedFpduLayout LayoutMarkedFpdu(uint32_t position, std::size_t fpdu_length) {

@@ -72,15 +72,15 @@ inline constexpr uint8_t kNoQueueNumber = 0xFF;  // tagged messages have no QN
 
 struct OpcodeInfo {
   Opcode opcode;
-  const char* name;             // RFC spelling, e.g. "RDMA Read Request"
-  Profile min_profile;          // first profile that defines the opcode
-  bool tagged;                  // DDP T flag the message MUST use
-  uint8_t queue_number;         // 0..3, or kNoQueueNumber when tagged
-  HeaderKind header;            // RDMAP header after the DDP header
-  uint8_t header_length;        // fixed RDMAP header octets (Terminate: minimum 4)
-  bool header_variable;         // header may be longer (Terminate, Verify hash)
-  bool ulp_payload_allowed;     // RFC 5040 Fig. 5 / RFC 7306 Fig. 3 column
-  bool solicited_event;         // SE variants
+  const char* name;          // RFC spelling, e.g. "RDMA Read Request"
+  Profile min_profile;       // first profile that defines the opcode
+  bool tagged;               // DDP T flag the message MUST use
+  uint8_t queue_number;      // 0..3, or kNoQueueNumber when tagged
+  HeaderKind header;         // RDMAP header after the DDP header
+  uint8_t header_length;     // fixed RDMAP header octets (Terminate: minimum 4)
+  bool header_variable;      // header may be longer (Terminate, Verify hash)
+  bool ulp_payload_allowed;  // RFC 5040 Fig. 5 / RFC 7306 Fig. 3 column
+  bool solicited_event;      // SE variants
   InvalidateStagUse invalidate_stag;
   // The response a request asks for (RDMA Read, Atomic, Flush, Verify and
   // Atomic Write Requests); nullopt for every other message.
@@ -90,7 +90,7 @@ struct OpcodeInfo {
   // header carries a Data Source or target STag. Send with Invalidate's
   // Invalidate STag names a region to invalidate, not one to access: false.
   bool remote_region;
-  const char* reference;        // defining section
+  const char* reference;  // defining section
 };
 
 // REQ R5040-4.1-T01 R5040-4.1-T02 R5040-4.1-T03 R5040-4.1-T04 R5040-4.1-T05 R5040-4.1-T06
@@ -102,61 +102,42 @@ struct OpcodeInfo {
 // REQ RCOMMIT-3.1-T10 RCOMMIT-3.1-T11 RCOMMIT-3.1-T12
 // Row i describes opcode i; a static_assert in opcodes.cc checks the order.
 inline constexpr std::array<OpcodeInfo, kOpcodeCount> kOpcodeTable = {{
-    {Opcode::kRdmaWrite, "RDMA Write", Profile::kRfc5040, true, kNoQueueNumber,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kNoField,
-     std::nullopt, true, "RFC 5040 4.1/4.3"},
-    {Opcode::kRdmaReadRequest, "RDMA Read Request", Profile::kRfc5040, false, 1,
-     HeaderKind::kReadRequest, 28, false, false, false, InvalidateStagUse::kZero,
-     Opcode::kRdmaReadResponse, true, "RFC 5040 4.4"},
-    {Opcode::kRdmaReadResponse, "RDMA Read Response", Profile::kRfc5040, true, kNoQueueNumber,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kNoField,
-     std::nullopt, true, "RFC 5040 4.5"},
-    {Opcode::kSend, "Send", Profile::kRfc5040, false, 0,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "RFC 5040 4.6"},
-    {Opcode::kSendWithInvalidate, "Send with Invalidate", Profile::kRfc5040, false, 0,
-     HeaderKind::kNone, 0, false, true, false, InvalidateStagUse::kValid,
-     std::nullopt, false, "RFC 5040 4.7"},
-    {Opcode::kSendWithSe, "Send with Solicited Event", Profile::kRfc5040, false, 0,
-     HeaderKind::kNone, 0, false, true, true, InvalidateStagUse::kZero,
-     std::nullopt, false, "RFC 5040 4.6"},
-    {Opcode::kSendWithSeAndInvalidate, "Send with Solicited Event and Invalidate",
-     Profile::kRfc5040, false, 0, HeaderKind::kNone, 0, false, true, true,
-     InvalidateStagUse::kValid,
-     std::nullopt, false, "RFC 5040 4.7"},
-    {Opcode::kTerminate, "Terminate", Profile::kRfc5040, false, 2,
-     HeaderKind::kTerminate, 4, true, false, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "RFC 5040 4.8"},
-    {Opcode::kImmediateData, "Immediate Data", Profile::kRfc7306, false, 0,
-     HeaderKind::kImmediateData, 8, false, false, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "RFC 7306 6.2"},
-    {Opcode::kImmediateDataWithSe, "Immediate Data with Solicited Event", Profile::kRfc7306,
-     false, 0, HeaderKind::kImmediateData, 8, false, false, true, InvalidateStagUse::kZero,
-     std::nullopt, false, "RFC 7306 6.2"},
-    {Opcode::kAtomicRequest, "Atomic Request", Profile::kRfc7306, false, 1,
-     HeaderKind::kAtomicRequest, 52, false, false, false, InvalidateStagUse::kZero,
-     Opcode::kAtomicResponse, true, "RFC 7306 5.2.1"},
-    {Opcode::kAtomicResponse, "Atomic Response", Profile::kRfc7306, false, 3,
-     HeaderKind::kAtomicResponse, 12, false, false, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "RFC 7306 5.2.2"},
-    {Opcode::kFlushRequest, "RDMA Flush Request", Profile::kCommit, false, 1,
-     HeaderKind::kFlushRequest, 20, false, false, false, InvalidateStagUse::kOptional,
-     Opcode::kFlushResponse, true, "COMMIT 3.1.1.1"},
-    {Opcode::kFlushResponse, "RDMA Flush Response", Profile::kCommit, false, 3,
-     HeaderKind::kNone, 0, false, false, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "COMMIT 3.1.1.2"},
-    {Opcode::kVerifyRequest, "RDMA Verify Request", Profile::kCommit, false, 1,
-     HeaderKind::kVerifyRequest, 16, true, false, false, InvalidateStagUse::kOptional,
-     Opcode::kVerifyResponse, true, "COMMIT 3.1.2.1"},
-    {Opcode::kVerifyResponse, "RDMA Verify Response", Profile::kCommit, false, 3,
-     HeaderKind::kVerifyResponse, 0, true, false, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "COMMIT 3.1.2.2"},
-    {Opcode::kAtomicWriteRequest, "Atomic Write Request", Profile::kCommit, false, 1,
-     HeaderKind::kAtomicWriteRequest, 24, false, false, false, InvalidateStagUse::kOptional,
-     Opcode::kAtomicWriteResponse, true, "COMMIT 3.1.3.1"},
-    {Opcode::kAtomicWriteResponse, "Atomic Write Response", Profile::kCommit, false, 3,
-     HeaderKind::kNone, 0, false, false, false, InvalidateStagUse::kZero,
-     std::nullopt, false, "COMMIT 3.1.3.2"},
+    {Opcode::kRdmaWrite, "RDMA Write", Profile::kRfc5040, true, kNoQueueNumber, HeaderKind::kNone, 0, false, true,
+     false, InvalidateStagUse::kNoField, std::nullopt, true, "RFC 5040 4.1/4.3"},
+    {Opcode::kRdmaReadRequest, "RDMA Read Request", Profile::kRfc5040, false, 1, HeaderKind::kReadRequest, 28, false,
+     false, false, InvalidateStagUse::kZero, Opcode::kRdmaReadResponse, true, "RFC 5040 4.4"},
+    {Opcode::kRdmaReadResponse, "RDMA Read Response", Profile::kRfc5040, true, kNoQueueNumber, HeaderKind::kNone, 0,
+     false, true, false, InvalidateStagUse::kNoField, std::nullopt, true, "RFC 5040 4.5"},
+    {Opcode::kSend, "Send", Profile::kRfc5040, false, 0, HeaderKind::kNone, 0, false, true, false,
+     InvalidateStagUse::kZero, std::nullopt, false, "RFC 5040 4.6"},
+    {Opcode::kSendWithInvalidate, "Send with Invalidate", Profile::kRfc5040, false, 0, HeaderKind::kNone, 0, false,
+     true, false, InvalidateStagUse::kValid, std::nullopt, false, "RFC 5040 4.7"},
+    {Opcode::kSendWithSe, "Send with Solicited Event", Profile::kRfc5040, false, 0, HeaderKind::kNone, 0, false, true,
+     true, InvalidateStagUse::kZero, std::nullopt, false, "RFC 5040 4.6"},
+    {Opcode::kSendWithSeAndInvalidate, "Send with Solicited Event and Invalidate", Profile::kRfc5040, false, 0,
+     HeaderKind::kNone, 0, false, true, true, InvalidateStagUse::kValid, std::nullopt, false, "RFC 5040 4.7"},
+    {Opcode::kTerminate, "Terminate", Profile::kRfc5040, false, 2, HeaderKind::kTerminate, 4, true, false, false,
+     InvalidateStagUse::kZero, std::nullopt, false, "RFC 5040 4.8"},
+    {Opcode::kImmediateData, "Immediate Data", Profile::kRfc7306, false, 0, HeaderKind::kImmediateData, 8, false, false,
+     false, InvalidateStagUse::kZero, std::nullopt, false, "RFC 7306 6.2"},
+    {Opcode::kImmediateDataWithSe, "Immediate Data with Solicited Event", Profile::kRfc7306, false, 0,
+     HeaderKind::kImmediateData, 8, false, false, true, InvalidateStagUse::kZero, std::nullopt, false, "RFC 7306 6.2"},
+    {Opcode::kAtomicRequest, "Atomic Request", Profile::kRfc7306, false, 1, HeaderKind::kAtomicRequest, 52, false,
+     false, false, InvalidateStagUse::kZero, Opcode::kAtomicResponse, true, "RFC 7306 5.2.1"},
+    {Opcode::kAtomicResponse, "Atomic Response", Profile::kRfc7306, false, 3, HeaderKind::kAtomicResponse, 12, false,
+     false, false, InvalidateStagUse::kZero, std::nullopt, false, "RFC 7306 5.2.2"},
+    {Opcode::kFlushRequest, "RDMA Flush Request", Profile::kCommit, false, 1, HeaderKind::kFlushRequest, 20, false,
+     false, false, InvalidateStagUse::kOptional, Opcode::kFlushResponse, true, "COMMIT 3.1.1.1"},
+    {Opcode::kFlushResponse, "RDMA Flush Response", Profile::kCommit, false, 3, HeaderKind::kNone, 0, false, false,
+     false, InvalidateStagUse::kZero, std::nullopt, false, "COMMIT 3.1.1.2"},
+    {Opcode::kVerifyRequest, "RDMA Verify Request", Profile::kCommit, false, 1, HeaderKind::kVerifyRequest, 16, true,
+     false, false, InvalidateStagUse::kOptional, Opcode::kVerifyResponse, true, "COMMIT 3.1.2.1"},
+    {Opcode::kVerifyResponse, "RDMA Verify Response", Profile::kCommit, false, 3, HeaderKind::kVerifyResponse, 0, true,
+     false, false, InvalidateStagUse::kZero, std::nullopt, false, "COMMIT 3.1.2.2"},
+    {Opcode::kAtomicWriteRequest, "Atomic Write Request", Profile::kCommit, false, 1, HeaderKind::kAtomicWriteRequest,
+     24, false, false, false, InvalidateStagUse::kOptional, Opcode::kAtomicWriteResponse, true, "COMMIT 3.1.3.1"},
+    {Opcode::kAtomicWriteResponse, "Atomic Write Response", Profile::kCommit, false, 3, HeaderKind::kNone, 0, false,
+     false, false, InvalidateStagUse::kZero, std::nullopt, false, "COMMIT 3.1.3.2"},
 }};
 
 // True when `p` includes everything `min` defines (profiles are cumulative).
@@ -173,9 +154,7 @@ inline constexpr const OpcodeInfo* FindOpcode(uint8_t opcode, Profile profile) {
 }
 
 // The row of a named opcode (always exists).
-inline constexpr const OpcodeInfo& InfoFor(Opcode op) {
-  return kOpcodeTable[static_cast<uint8_t>(op)];
-}
+inline constexpr const OpcodeInfo& InfoFor(Opcode op) { return kOpcodeTable[static_cast<uint8_t>(op)]; }
 
 inline constexpr const char* OpcodeName(Opcode op) { return InfoFor(op).name; }
 

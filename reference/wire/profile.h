@@ -17,9 +17,12 @@ enum class Profile : uint8_t { kRfc5040, kRfc7306, kCommit };
 
 inline constexpr std::string_view ProfileName(Profile p) {
   switch (p) {
-    case Profile::kRfc5040: return "rfc5040";
-    case Profile::kRfc7306: return "rfc7306";
-    case Profile::kCommit: return "commit";
+    case Profile::kRfc5040:
+      return "rfc5040";
+    case Profile::kRfc7306:
+      return "rfc7306";
+    case Profile::kCommit:
+      return "commit";
   }
   return "?";
 }

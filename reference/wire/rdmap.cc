@@ -12,9 +12,7 @@ class FieldReader {
   FieldReader(ByteSpan data, std::size_t base) : r_(data, base) {}
   bool U32(const char* field, uint32_t& out) { return ok_ && (ok_ = r_.Read32(field, out, err_)); }
   bool U64(const char* field, uint64_t& out) { return ok_ && (ok_ = r_.Read64(field, out, err_)); }
-  bool Span(const char* field, std::size_t n, ByteSpan& out) {
-    return ok_ && (ok_ = r_.ReadSpan(field, n, out, err_));
-  }
+  bool Span(const char* field, std::size_t n, ByteSpan& out) { return ok_ && (ok_ = r_.ReadSpan(field, n, out, err_)); }
   bool ok() const { return ok_; }
   const DecodeError& error() const { return err_; }
   ByteReader& reader() { return r_; }
@@ -27,8 +25,8 @@ class FieldReader {
 
 constexpr uint32_t TerminateControlWord(const TerminateHeader& h) {
   return uint32_t{h.code.layer & 0xFu} << 28 | uint32_t{h.code.error_type & 0xFu} << 24 |
-         uint32_t{h.code.error_code} << 16 | uint32_t{h.m} << 15 | uint32_t{h.d} << 14 |
-         uint32_t{h.r} << 13 | (h.reserved & 0x1FFFu);
+         uint32_t{h.code.error_code} << 16 | uint32_t{h.m} << 15 | uint32_t{h.d} << 14 | uint32_t{h.r} << 13 |
+         (h.reserved & 0x1FFFu);
 }
 
 void ApplyTerminateControlWord(uint32_t w, TerminateHeader& h) {
@@ -49,8 +47,8 @@ constexpr std::size_t kFixedRdmaAt = kTermDdpAt + kDdpUntaggedHeaderLength;  // 
 // chooses 14 or 18 octets.
 bool ReadTerminatedDdpHeader(FieldReader& fr, ByteSpan data, DdpSegmentHeader& out) {
   const std::size_t at = fr.reader().pos();
-  const std::size_t len = (at < data.size() && DdpControlTagged(data[at])) ? kDdpTaggedHeaderLength
-                                                                           : kDdpUntaggedHeaderLength;
+  const std::size_t len =
+      (at < data.size() && DdpControlTagged(data[at])) ? kDdpTaggedHeaderLength : kDdpUntaggedHeaderLength;
   ByteSpan bytes;
   if (!fr.Span("Terminated DDP Header", len, bytes)) return false;
   out = LoadDdpHeaderUnchecked(bytes.data());
@@ -79,8 +77,7 @@ Result<TerminateHeader> DecodeFixedTerminate(TerminateHeader h, ByteSpan data, s
   return h;
 }
 
-Result<TerminateHeader> DecodeBitDrivenTerminate(TerminateHeader h, ByteSpan data,
-                                                 std::size_t base) {
+Result<TerminateHeader> DecodeBitDrivenTerminate(TerminateHeader h, ByteSpan data, std::size_t base) {
   FieldReader fr(data, base);
   uint32_t word = 0;
   fr.U32("Terminate Control", word);
@@ -189,8 +186,7 @@ void EncodeTerminateHeader(const TerminateHeader& h, Bytes& out) {
 }
 
 TerminateHeader MakeTerminateHeader(TerminateCode code, const DdpSegmentHeader* terminated_ddp,
-                                    uint16_t ddp_segment_length,
-                                    const ReadRequestHeader* terminated_rdma,
+                                    uint16_t ddp_segment_length, const ReadRequestHeader* terminated_rdma,
                                     TerminateForm form) {
   TerminateHeader h;
   h.code = code;
@@ -219,9 +215,7 @@ Result<ImmediateDataHeader> DecodeImmediateDataHeader(ByteSpan data, std::size_t
   return h;
 }
 
-void EncodeImmediateDataHeader(const ImmediateDataHeader& h, Bytes& out) {
-  ByteWriter(out).Put64(h.immediate_data);
-}
+void EncodeImmediateDataHeader(const ImmediateDataHeader& h, Bytes& out) { ByteWriter(out).Put64(h.immediate_data); }
 
 Result<AtomicRequestHeader> DecodeAtomicRequestHeader(ByteSpan data, std::size_t base_offset) {
   FieldReader fr(data, base_offset);
@@ -324,12 +318,9 @@ Result<VerifyResponseHeader> DecodeVerifyResponseHeader(ByteSpan data, std::size
   return VerifyResponseHeader{data};
 }
 
-void EncodeVerifyResponseHeader(const VerifyResponseHeader& h, Bytes& out) {
-  ByteWriter(out).PutBytes(h.hash_value);
-}
+void EncodeVerifyResponseHeader(const VerifyResponseHeader& h, Bytes& out) { ByteWriter(out).PutBytes(h.hash_value); }
 
-Result<AtomicWriteRequestHeader> DecodeAtomicWriteRequestHeader(ByteSpan data,
-                                                                std::size_t base_offset) {
+Result<AtomicWriteRequestHeader> DecodeAtomicWriteRequestHeader(ByteSpan data, std::size_t base_offset) {
   FieldReader fr(data, base_offset);
   AtomicWriteRequestHeader h;
   ReadDataSink(fr, h);
@@ -356,11 +347,11 @@ Result<RdmapHeader> Widen(Result<H> r, std::size_t& consumed, std::size_t length
 }
 }  // namespace
 
-Result<RdmapHeader> DecodeRdmapHeader(HeaderKind kind, ByteSpan data, std::size_t base,
-                                      std::size_t& consumed) {
+Result<RdmapHeader> DecodeRdmapHeader(HeaderKind kind, ByteSpan data, std::size_t base, std::size_t& consumed) {
   consumed = 0;
   switch (kind) {
-    case HeaderKind::kNone: return RdmapHeader{};
+    case HeaderKind::kNone:
+      return RdmapHeader{};
     case HeaderKind::kReadRequest:
       return Widen(DecodeReadRequestHeader(data, base), consumed, kReadRequestHeaderLength);
     case HeaderKind::kTerminate: {
@@ -381,8 +372,7 @@ Result<RdmapHeader> DecodeRdmapHeader(HeaderKind kind, ByteSpan data, std::size_
     case HeaderKind::kVerifyResponse:
       return Widen(DecodeVerifyResponseHeader(data, base), consumed, data.size());
     case HeaderKind::kAtomicWriteRequest:
-      return Widen(DecodeAtomicWriteRequestHeader(data, base), consumed,
-                   kAtomicWriteRequestHeaderLength);
+      return Widen(DecodeAtomicWriteRequestHeader(data, base), consumed, kAtomicWriteRequestHeaderLength);
   }
   return RdmapHeader{};
 }
@@ -399,9 +389,7 @@ void EncodeRdmapHeader(const RdmapHeader& h, Bytes& out) {
     void operator()(const FlushRequestHeader& x) const { EncodeFlushRequestHeader(x, out); }
     void operator()(const VerifyRequestHeader& x) const { EncodeVerifyRequestHeader(x, out); }
     void operator()(const VerifyResponseHeader& x) const { EncodeVerifyResponseHeader(x, out); }
-    void operator()(const AtomicWriteRequestHeader& x) const {
-      EncodeAtomicWriteRequestHeader(x, out);
-    }
+    void operator()(const AtomicWriteRequestHeader& x) const { EncodeAtomicWriteRequestHeader(x, out); }
   };
   std::visit(Visitor{out}, h);
 }
@@ -416,8 +404,7 @@ Bytes EncodeRdmapMessageBody(const RdmapHeader& h, ByteSpan ulp_payload) {
 // ---------------------------------------------------------------------------
 // Segments.
 
-Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile,
-                                            std::size_t base_offset) {
+Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile, std::size_t base_offset) {
   auto ddp = DecodeDdpSegment(ulpdu, base_offset);
   if (!ddp) return ddp.error();
   RdmapMessageView v;
@@ -431,8 +418,7 @@ Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile,
   v.ulp_payload_offset = v.ddp.payload_offset;
   // The RDMAP header sits at the start of the DDP message (MO = 0) of an
   // untagged message whose opcode defines one; other segments carry payload.
-  if (v.tagged_flag_matches && v.opcode_info->header != HeaderKind::kNone && !dh.tagged &&
-      dh.message_offset == 0) {
+  if (v.tagged_flag_matches && v.opcode_info->header != HeaderKind::kNone && !dh.tagged && dh.message_offset == 0) {
     std::size_t consumed = 0;
     auto h = DecodeRdmapHeader(v.opcode_info->header, v.ddp.payload, v.ddp.payload_offset, consumed);
     if (!h) return h.error();
@@ -461,9 +447,7 @@ Bytes EncodeSegment(const RdmapSegment& seg) {
   return out;
 }
 
-RdmapSegment ToSegment(const RdmapMessageView& v) {
-  return RdmapSegment{v.ddp.header, v.header, v.ulp_payload};
-}
+RdmapSegment ToSegment(const RdmapMessageView& v) { return RdmapSegment{v.ddp.header, v.header, v.ulp_payload}; }
 
 // REQ R5040-4.1-01 R5040-4.1-05 R7306-4.1-05
 RdmapSegment MakeSegment(Opcode op) {
@@ -512,9 +496,7 @@ RdmapSegment MakeSend(Opcode op, uint32_t msn, ByteSpan payload, uint32_t invali
   seg.ulp_payload = payload;
   return seg;
 }
-RdmapSegment MakeTerminate(uint32_t msn, const TerminateHeader& h) {
-  return Untagged(Opcode::kTerminate, msn, h);
-}
+RdmapSegment MakeTerminate(uint32_t msn, const TerminateHeader& h) { return Untagged(Opcode::kTerminate, msn, h); }
 RdmapSegment MakeImmediateData(uint32_t msn, uint64_t immediate_data, bool solicited_event) {
   return Untagged(solicited_event ? Opcode::kImmediateDataWithSe : Opcode::kImmediateData, msn,
                   ImmediateDataHeader{immediate_data});
@@ -538,9 +520,7 @@ RdmapSegment MakeVerifyResponse(uint32_t msn, ByteSpan hash_value) {
 RdmapSegment MakeAtomicWriteRequest(uint32_t msn, const AtomicWriteRequestHeader& h) {
   return Untagged(Opcode::kAtomicWriteRequest, msn, h);
 }
-RdmapSegment MakeAtomicWriteResponse(uint32_t msn) {
-  return Untagged(Opcode::kAtomicWriteResponse, msn, {});
-}
+RdmapSegment MakeAtomicWriteResponse(uint32_t msn) { return Untagged(Opcode::kAtomicWriteResponse, msn, {}); }
 
 bool SwapTerminateControlBitfieldOrder(std::span<uint8_t> ulpdu, Profile profile) {
   constexpr std::size_t kControl = kDdpUntaggedHeaderLength;  // Terminate header follows the DDP header

@@ -67,24 +67,24 @@ inline constexpr std::size_t kTerminateFixedLength = 52;
 inline constexpr std::size_t kTerminatedRdmaHeaderLength = 28;
 
 struct TerminateHeader {
-  TerminateCode code;          // Layer, EType, Error Code
-  bool m = false;              // DDP Segment Length valid
-  bool d = false;              // DDP Header included
-  bool r = false;              // RDMAP Header included
-  uint16_t reserved = 0;       // 13 bits, MUST be 0 on transmit, ignored on receive
+  TerminateCode code;     // Layer, EType, Error Code
+  bool m = false;         // DDP Segment Length valid
+  bool d = false;         // DDP Header included
+  bool r = false;         // RDMAP Header included
+  uint16_t reserved = 0;  // 13 bits, MUST be 0 on transmit, ignored on receive
   TerminateForm form = TerminateForm::kBitDriven;
   // Presence on the wire. kBitDriven: what the encoder writes / what the
   // decoder found (derived from M/D/R). kFixed: always true (the areas exist).
   bool has_segment_length = false;
   bool has_ddp_header = false;
   bool has_rdma_header = false;
-  uint16_t ddp_segment_length = 0;         // DDP Segment Length
+  uint16_t ddp_segment_length = 0;  // DDP Segment Length
   // Terminated DDP Header (its T bit selects 14/18 octets). All-zero by
   // default so that a kFixed encoding of an absent header is zero-filled.
   DdpSegmentHeader terminated_ddp_header{.tagged = false, .last = false, .ddp_version = 0};
-  uint32_t fixed_ddp_area_tail = 0;        // kFixed + tagged echo: octets 14-17 of the area
+  uint32_t fixed_ddp_area_tail = 0;          // kFixed + tagged echo: octets 14-17 of the area
   ReadRequestHeader terminated_rdma_header;  // Terminated RDMA Header
-  std::size_t encoded_length = 0;          // set by the decoder: octets consumed
+  std::size_t encoded_length = 0;            // set by the decoder: octets consumed
   friend bool operator==(const TerminateHeader&, const TerminateHeader&) = default;
 };
 
@@ -94,8 +94,7 @@ std::size_t TerminateHeaderLength(const TerminateHeader& h);
 // A consistent Terminate: M and D (and the Segment Length) when
 // `terminated_ddp` is given, R when `terminated_rdma` is given.
 TerminateHeader MakeTerminateHeader(TerminateCode code, const DdpSegmentHeader* terminated_ddp,
-                                    uint16_t ddp_segment_length,
-                                    const ReadRequestHeader* terminated_rdma,
+                                    uint16_t ddp_segment_length, const ReadRequestHeader* terminated_rdma,
                                     TerminateForm form = TerminateForm::kBitDriven);
 
 // ---------------------------------------------------------------------------
@@ -109,16 +108,16 @@ struct ImmediateDataHeader {
 enum class AtomicOpcode : uint8_t { kFetchAdd = 0x0, kCmpSwap = 0x2 };  // 0x1 Reserved
 
 inline constexpr std::size_t kAtomicRequestHeaderLength = 52;
-struct AtomicRequestHeader {            // RFC 7306 Figure 4
-  uint32_t reserved = 0;                // Reserved (Not Used), 28 bits
-  uint8_t atomic_opcode = 0;            // AOpCode, 4 bits
-  uint32_t request_identifier = 0;      // Request Identifier
-  uint32_t remote_stag = 0;             // Remote STag
-  uint64_t remote_tagged_offset = 0;    // Remote Tagged Offset
-  uint64_t add_or_swap_data = 0;        // Add or Swap Data
+struct AtomicRequestHeader {                 // RFC 7306 Figure 4
+  uint32_t reserved = 0;                     // Reserved (Not Used), 28 bits
+  uint8_t atomic_opcode = 0;                 // AOpCode, 4 bits
+  uint32_t request_identifier = 0;           // Request Identifier
+  uint32_t remote_stag = 0;                  // Remote STag
+  uint64_t remote_tagged_offset = 0;         // Remote Tagged Offset
+  uint64_t add_or_swap_data = 0;             // Add or Swap Data
   uint64_t add_or_swap_mask = ~uint64_t{0};  // Add or Swap Mask
-  uint64_t compare_data = 0;            // Compare Data
-  uint64_t compare_mask = ~uint64_t{0}; // Compare Mask
+  uint64_t compare_data = 0;                 // Compare Data
+  uint64_t compare_mask = ~uint64_t{0};      // Compare Mask
   friend bool operator==(const AtomicRequestHeader&, const AtomicRequestHeader&) = default;
 };
 
@@ -136,9 +135,9 @@ inline constexpr uint32_t kFlushToGlobalVisibility = 0x02;  // G
 
 inline constexpr std::size_t kFlushRequestHeaderLength = 20;
 struct FlushRequestHeader {
-  uint32_t data_sink_stag = 0;           // Data Sink STag
-  uint32_t data_sink_length = 0;         // Data Sink Length (32 bits per the figure)
-  uint64_t data_sink_tagged_offset = 0;  // Data Sink Tagged Offset
+  uint32_t data_sink_stag = 0;                             // Data Sink STag
+  uint32_t data_sink_length = 0;                           // Data Sink Length (32 bits per the figure)
+  uint64_t data_sink_tagged_offset = 0;                    // Data Sink Tagged Offset
   uint32_t flush_disposition_flags = kFlushToPersistence;  // Flush Disposition Flags
   friend bool operator==(const FlushRequestHeader&, const FlushRequestHeader&) = default;
 };
@@ -160,15 +159,14 @@ struct AtomicWriteRequestHeader {
   uint32_t data_sink_stag = 0;
   uint32_t data_sink_length = 8;  // MUST be 8
   uint64_t data_sink_tagged_offset = 0;
-  uint64_t data = 0;              // Data, big-endian on the wire
+  uint64_t data = 0;  // Data, big-endian on the wire
   friend bool operator==(const AtomicWriteRequestHeader&, const AtomicWriteRequestHeader&) = default;
 };
 
 // Any RDMAP header; std::monostate = no RDMAP header.
-using RdmapHeader =
-    std::variant<std::monostate, ReadRequestHeader, TerminateHeader, ImmediateDataHeader,
-                 AtomicRequestHeader, AtomicResponseHeader, FlushRequestHeader,
-                 VerifyRequestHeader, VerifyResponseHeader, AtomicWriteRequestHeader>;
+using RdmapHeader = std::variant<std::monostate, ReadRequestHeader, TerminateHeader, ImmediateDataHeader,
+                                 AtomicRequestHeader, AtomicResponseHeader, FlushRequestHeader, VerifyRequestHeader,
+                                 VerifyResponseHeader, AtomicWriteRequestHeader>;
 
 // ---------------------------------------------------------------------------
 // Per-header codecs. `data` starts at the first RDMAP header octet; offsets in
@@ -184,8 +182,7 @@ Result<AtomicResponseHeader> DecodeAtomicResponseHeader(ByteSpan data, std::size
 Result<FlushRequestHeader> DecodeFlushRequestHeader(ByteSpan data, std::size_t base_offset = 0);
 Result<VerifyRequestHeader> DecodeVerifyRequestHeader(ByteSpan data, std::size_t base_offset = 0);
 Result<VerifyResponseHeader> DecodeVerifyResponseHeader(ByteSpan data, std::size_t base_offset = 0);
-Result<AtomicWriteRequestHeader> DecodeAtomicWriteRequestHeader(ByteSpan data,
-                                                                std::size_t base_offset = 0);
+Result<AtomicWriteRequestHeader> DecodeAtomicWriteRequestHeader(ByteSpan data, std::size_t base_offset = 0);
 
 void EncodeReadRequestHeader(const ReadRequestHeader& h, Bytes& out);
 void EncodeTerminateHeader(const TerminateHeader& h, Bytes& out);
@@ -199,8 +196,7 @@ void EncodeAtomicWriteRequestHeader(const AtomicWriteRequestHeader& h, Bytes& ou
 
 // Dispatch on the kind / the variant alternative. Decoding kNone yields
 // monostate and consumes nothing. `consumed` receives the header length.
-Result<RdmapHeader> DecodeRdmapHeader(HeaderKind kind, ByteSpan data, std::size_t base_offset,
-                                      std::size_t& consumed);
+Result<RdmapHeader> DecodeRdmapHeader(HeaderKind kind, ByteSpan data, std::size_t base_offset, std::size_t& consumed);
 void EncodeRdmapHeader(const RdmapHeader& h, Bytes& out);  // monostate writes nothing
 
 // RDMAP header + ULP payload: the DDP message body an untagged message is
@@ -210,18 +206,18 @@ Bytes EncodeRdmapMessageBody(const RdmapHeader& h, ByteSpan ulp_payload);
 // ---------------------------------------------------------------------------
 // One decoded DDP segment seen as RDMAP.
 struct RdmapMessageView {
-  DdpSegmentView ddp;                    // DDP header + DDP payload
-  RdmapControl ctrl;                     // RsvdULP[0] decoded under the profile
+  DdpSegmentView ddp;                       // DDP header + DDP payload
+  RdmapControl ctrl;                        // RsvdULP[0] decoded under the profile
   const OpcodeInfo* opcode_info = nullptr;  // nullptr when the profile does not define it
-  bool opcode_known = false;             // opcode_info != nullptr
-  bool tagged_flag_matches = false;      // DDP T flag == the opcode's (false if unknown)
+  bool opcode_known = false;                // opcode_info != nullptr
+  bool tagged_flag_matches = false;         // DDP T flag == the opcode's (false if unknown)
   // True when this segment carries the RDMAP header: known opcode with a
   // header, T flag as the table says, and MO = 0 (the header is at the start
   // of the DDP message, RFC 5040 §4.4/§4.8).
   bool header_present = false;
-  RdmapHeader header;                    // monostate unless header_present
-  ByteSpan ulp_payload;                  // DDP payload after the RDMAP header
-  std::size_t ulp_payload_offset = 0;    // absolute offset of ulp_payload[0]
+  RdmapHeader header;                  // monostate unless header_present
+  ByteSpan ulp_payload;                // DDP payload after the RDMAP header
+  std::size_t ulp_payload_offset = 0;  // absolute offset of ulp_payload[0]
 
   Opcode opcode() const { return static_cast<Opcode>(ctrl.opcode); }  // valid if opcode_known
   // Untagged RsvdULP octets 2-5 (Send with Invalidate's Invalidate STag).
@@ -236,8 +232,7 @@ struct RdmapMessageView {
 // the DDP header to echo from DecodeDdpSegment(). Note (decisions D-D1): under
 // rfc5040/rfc7306 a commit Atomic Write Response (octet 0x51) reads as a Read
 // Request with Rsv=01b and fails here with kTruncated "SinkSTag".
-Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile,
-                                            std::size_t base_offset = 0);
+Result<RdmapMessageView> DecodeRdmapSegment(ByteSpan ulpdu, Profile profile, std::size_t base_offset = 0);
 
 // ---------------------------------------------------------------------------
 // Encoding complete segments.

@@ -14,24 +14,24 @@
 namespace rdmapct::wire {
 
 enum class DecodeErrorKind : uint8_t {
-  kTruncated,         // fewer bytes than the field needs
-  kInvalidValue,      // a field holds a value the RFC does not allow
-  kReservedNonZero,   // a field that MUST be zero on receive-checked paths is not
-  kLengthMismatch,    // a length field disagrees with the bytes present
-  kCrcMismatch,       // MPA CRC check failed
-  kMarkerMismatch,    // MPA Marker FPDUPTR disagrees with the FPDU chain
-  kBadKey,            // MPA Request/Reply key is wrong
-  kTooLong,           // a length exceeds a hard limit (e.g. Private Data > 512)
-  kUnknownOpcode,     // opcode not defined in the selected profile
+  kTruncated,        // fewer bytes than the field needs
+  kInvalidValue,     // a field holds a value the RFC does not allow
+  kReservedNonZero,  // a field that MUST be zero on receive-checked paths is not
+  kLengthMismatch,   // a length field disagrees with the bytes present
+  kCrcMismatch,      // MPA CRC check failed
+  kMarkerMismatch,   // MPA Marker FPDUPTR disagrees with the FPDU chain
+  kBadKey,           // MPA Request/Reply key is wrong
+  kTooLong,          // a length exceeds a hard limit (e.g. Private Data > 512)
+  kUnknownOpcode,    // opcode not defined in the selected profile
 };
 
 const char* DecodeErrorKindName(DecodeErrorKind kind);
 
 struct DecodeError {
   DecodeErrorKind kind;
-  const char* field;    // RFC field name, a string literal ("ULPDU_Length", "STag", ...)
-  std::size_t offset;   // byte offset of the field in the caller's buffer
-  uint64_t value = 0;   // offending value where one exists (0 otherwise)
+  const char* field;   // RFC field name, a string literal ("ULPDU_Length", "STag", ...)
+  std::size_t offset;  // byte offset of the field in the caller's buffer
+  uint64_t value = 0;  // offending value where one exists (0 otherwise)
 
   // One line: "<kind> in <field> at offset <n> (value 0x..)".
   std::string Describe() const;
@@ -47,8 +47,8 @@ struct DecodeError {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}                // NOLINT: implicit by design
-  Result(DecodeError error) : v_(std::move(error)) {}      // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit by design
+  Result(DecodeError error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }

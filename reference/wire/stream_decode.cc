@@ -56,7 +56,7 @@ class Driver {
   const uint8_t* Ptr(uint64_t at) const { return stream_.data() + (at - base_); }
 
   ByteSpan stream_;
-  uint64_t base_ = 0;            // stream offset of stream_[0]
+  uint64_t base_ = 0;  // stream offset of stream_[0]
   const StreamDecodeOptions& options_;
   StreamDecodeSink& sink_;
   StreamDecodeSummary summary_;
@@ -65,7 +65,7 @@ class Driver {
   // the first octet handed in (first_position): the arithmetic is modulo
   // 2^64, a multiple of the Marker interval, so positions stay right.
   uint64_t origin_ = 0;
-  std::vector<MarkerSeen> markers_;   // reused for every FPDU
+  std::vector<MarkerSeen> markers_;  // reused for every FPDU
 };
 
 // REQ R5044-4.3-05 R5044-4.3-10: Markers every 512 octets from SeqStart.
@@ -90,7 +90,7 @@ void Driver::RecordMarkers(const DecodedFpdu& d) {
 }
 
 void Driver::OnFpdu(const MpaFpdu& f, uint64_t base) {
-  if (stopped()) return;   // a fatal error was reported inside this stream already
+  if (stopped()) return;  // a fatal error was reported inside this stream already
   DecodedFpdu d;
   d.offset = f.offset + base;
   d.header_offset = f.header_offset + base;
@@ -113,8 +113,7 @@ void Driver::OnFpdu(const MpaFpdu& f, uint64_t base) {
   OnSegment(f.ulpdu, d.map.From(kUlpduLengthSize), &d);
   // REQ R5044-4.4-15: a CRC mismatch makes the FPDU invalid.
   if (!f.crc_ok) {
-    Report({DecodeErrorKind::kCrcMismatch, "CRC", d.crc_offset,
-            uint64_t{f.received_crc} << 32 | f.computed_crc}, n);
+    Report({DecodeErrorKind::kCrcMismatch, "CRC", d.crc_offset, uint64_t{f.received_crc} << 32 | f.computed_crc}, n);
   } else if (!f.marker_ok) {
     // REQ R5044-8-T03: a Marker error counts only when the CRC is good.
     const uint64_t at = f.bad_marker_offset + base;
@@ -145,12 +144,10 @@ void Driver::OnSegment(ByteSpan ulpdu, const StreamOffsetMap& map, const Decoded
 
 bool LooksLikeMpaStartupFrame(ByteSpan stream) {
   const std::size_t n = std::min(stream.size(), kKeyCommonPrefix);
-  return n > 0 && std::equal(stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(n),
-                             kMpaRequestKey.begin());
+  return n > 0 && std::equal(stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(n), kMpaRequestKey.begin());
 }
 
-StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& options,
-                                    StreamDecodeSink& sink) {
+StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& options, StreamDecodeSink& sink) {
   Driver driver(stream, options, sink);
   const uint64_t base = options.stream_offset;
   uint64_t fpdus_at = 0;
@@ -184,8 +181,8 @@ StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& 
   config.continue_after_crc_error = true;
   config.continue_after_marker_mismatch = true;
   MpaDeframer deframer(config);
-  const Status fed = deframer.Feed(stream.subspan(fpdus_at),
-                                   [&](const MpaFpdu& f) { driver.OnFpdu(f, base + fpdus_at); });
+  const Status fed =
+      deframer.Feed(stream.subspan(fpdus_at), [&](const MpaFpdu& f) { driver.OnFpdu(f, base + fpdus_at); });
   if (!driver.stopped()) {
     const Status end = fed ? deframer.Finish() : fed;
     if (!end) driver.Fatal(end.error().At(base + fpdus_at), 0);
@@ -193,8 +190,8 @@ StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& 
   return driver.summary();
 }
 
-StreamDecodeSummary DecodeDdpSegments(std::span<const ByteSpan> segments,
-                                      const StreamDecodeOptions& options, StreamDecodeSink& sink) {
+StreamDecodeSummary DecodeDdpSegments(std::span<const ByteSpan> segments, const StreamDecodeOptions& options,
+                                      StreamDecodeSink& sink) {
   Driver driver({}, options, sink);
   uint64_t at = 0;
   for (ByteSpan seg : segments) {

@@ -29,9 +29,9 @@
 namespace rdmapct::wire {
 
 enum class HandshakeMode : uint8_t {
-  kAuto,      // present when the stream starts with "MPA ID Re" (both keys' common prefix)
-  kPresent,   // the stream starts with an MPA Request or Reply Frame
-  kAbsent,    // the stream starts with the first FPDU of Full Operation
+  kAuto,     // present when the stream starts with "MPA ID Re" (both keys' common prefix)
+  kPresent,  // the stream starts with an MPA Request or Reply Frame
+  kAbsent,   // the stream starts with the first FPDU of Full Operation
 };
 
 struct StreamDecodeOptions {
@@ -65,9 +65,9 @@ struct StreamDecodeOptions {
 // stream; logical octet 0 is never inside one.
 struct StreamOffsetMap {
   static constexpr uint64_t kNoMarker = std::numeric_limits<uint64_t>::max();
-  uint64_t start = 0;                   // stream offset of logical octet 0
-  uint64_t before_marker = kNoMarker;   // logical octets before the first Marker
-  uint64_t base = 0;                    // logical index that At(0) refers to
+  uint64_t start = 0;                  // stream offset of logical octet 0
+  uint64_t before_marker = kNoMarker;  // logical octets before the first Marker
+  uint64_t base = 0;                   // logical index that At(0) refers to
 
   uint64_t At(uint64_t index) const {
     const uint64_t i = index + base;
@@ -84,56 +84,56 @@ struct StreamOffsetMap {
 
 // One Marker found inside (or right before) an FPDU.
 struct MarkerSeen {
-  uint64_t offset = 0;             // stream offset of the Marker's first octet
-  uint16_t reserved = 0;           // RESERVED (ignored on receive, R5044-4.2-03)
-  uint16_t fpduptr = 0;            // FPDUPTR as received
-  uint16_t expected_fpduptr = 0;   // back-pointer to this FPDU's ULPDU_Length
+  uint64_t offset = 0;            // stream offset of the Marker's first octet
+  uint16_t reserved = 0;          // RESERVED (ignored on receive, R5044-4.2-03)
+  uint16_t fpduptr = 0;           // FPDUPTR as received
+  uint16_t expected_fpduptr = 0;  // back-pointer to this FPDU's ULPDU_Length
   bool ok() const { return FpduPtrForCompare(fpduptr) == FpduPtrForCompare(expected_fpduptr); }
 };
 
 // The MPA part of one FPDU.
 struct DecodedFpdu {
-  uint64_t offset = 0;          // first octet, the leading Marker included
-  uint64_t header_offset = 0;   // the ULPDU_Length field
-  uint32_t wire_length = 0;     // octets on the wire, Markers included
+  uint64_t offset = 0;         // first octet, the leading Marker included
+  uint64_t header_offset = 0;  // the ULPDU_Length field
+  uint32_t wire_length = 0;    // octets on the wire, Markers included
   uint16_t ulpdu_length = 0;
   uint8_t pad_length = 0;
-  uint8_t pad[3] = {0, 0, 0};   // PAD octets as received (not checked, R5044-4.1-04)
-  uint64_t crc_offset = 0;      // the CRC field
+  uint8_t pad[3] = {0, 0, 0};  // PAD octets as received (not checked, R5044-4.1-04)
+  uint64_t crc_offset = 0;     // the CRC field
   uint32_t received_crc = 0;
   uint32_t computed_crc = 0;
-  bool crc_checked = false;     // CRC in use: compared
-  bool crc_computed = false;    // computed_crc is meaningful
+  bool crc_checked = false;   // CRC in use: compared
+  bool crc_computed = false;  // computed_crc is meaningful
   bool crc_ok = true;
   bool marker_ok = true;
-  std::span<const MarkerSeen> markers;   // valid during the callback only
-  StreamOffsetMap map;          // logical FPDU octet (0 = ULPDU_Length) -> stream offset
+  std::span<const MarkerSeen> markers;  // valid during the callback only
+  StreamOffsetMap map;                  // logical FPDU octet (0 = ULPDU_Length) -> stream offset
 };
 
 // One DDP segment: the ULPDU of an FPDU, or a bare segment.
 struct DecodedSegment {
-  uint64_t number = 0;            // frame number, 1-based; the startup frame counts
-  const DecodedFpdu* fpdu = nullptr;   // nullptr for bare DDP segments
-  ByteSpan ulpdu;                 // DDP header + payload, Markers removed (callback only)
-  StreamOffsetMap map;            // ulpdu index -> stream offset
+  uint64_t number = 0;                // frame number, 1-based; the startup frame counts
+  const DecodedFpdu* fpdu = nullptr;  // nullptr for bare DDP segments
+  ByteSpan ulpdu;                     // DDP header + payload, Markers removed (callback only)
+  StreamOffsetMap map;                // ulpdu index -> stream offset
   // Decoded with base_offset 0: every offset inside (ddp.header_offset,
   // payload_offset, ulp_payload_offset) is an ulpdu index; map.At() gives
   // the stream offset. Empty when the DDP or RDMAP header is truncated.
   std::optional<RdmapMessageView> rdmap;
-  std::optional<DecodeError> error;    // why rdmap is empty (stream offset)
+  std::optional<DecodeError> error;  // why rdmap is empty (stream offset)
 };
 
 struct DecodedStartupFrame {
   uint64_t number = 1;
   uint64_t offset = 0;
-  ByteSpan octets;                // the whole frame (valid during the callback)
+  ByteSpan octets;  // the whole frame (valid during the callback)
   MpaStartupFrame frame;
 };
 
 // What went wrong, and whether decoding stopped there.
 struct StreamError {
-  DecodeError error;              // offset = stream offset
-  uint64_t frame_number = 0;      // the frame it belongs to (0: before any frame)
+  DecodeError error;          // offset = stream offset
+  uint64_t frame_number = 0;  // the frame it belongs to (0: before any frame)
   bool fatal = true;
 };
 
@@ -148,8 +148,8 @@ class StreamDecodeSink {
 };
 
 struct StreamDecodeSummary {
-  uint64_t frames = 0;            // startup frame + segments delivered
-  uint64_t errors = 0;            // errors reported, the fatal one included
+  uint64_t frames = 0;  // startup frame + segments delivered
+  uint64_t errors = 0;  // errors reported, the fatal one included
   std::optional<DecodeError> fatal;
   bool ok() const { return errors == 0; }
 };
@@ -163,13 +163,12 @@ bool LooksLikeMpaStartupFrame(ByteSpan stream);
 // (Markers removed and checked, CRC checked per options), each ULPDU as a
 // DDP/RDMAP segment under options.profile. An FPDU that is incomplete at the
 // end is a fatal kTruncated "FPDU" error at its first octet.
-StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& options,
-                                    StreamDecodeSink& sink);
+StreamDecodeSummary DecodeMpaStream(ByteSpan stream, const StreamDecodeOptions& options, StreamDecodeSink& sink);
 
 // Decodes bare DDP segments (no MPA framing; options.crc/markers/handshake
 // are not used). Segment k starts at the sum of the earlier sizes.
-StreamDecodeSummary DecodeDdpSegments(std::span<const ByteSpan> segments,
-                                      const StreamDecodeOptions& options, StreamDecodeSink& sink);
+StreamDecodeSummary DecodeDdpSegments(std::span<const ByteSpan> segments, const StreamDecodeOptions& options,
+                                      StreamDecodeSink& sink);
 
 // Describe(), plus the received and computed CRC for a CRC mismatch.
 std::string DescribeStreamError(const DecodeError& e);

@@ -66,13 +66,13 @@ enum class DdpUntaggedErrorCode : uint8_t {
 // Layer 0x2 (LLP), EType 0x0 (MPA): RFC 5044 §8 codes 1-4, RFC 6581 §8 codes 5-7.
 inline constexpr uint8_t kMpaErrorType = 0x0;
 enum class MpaErrorCode : uint8_t {
-  kTcpConnectionLost = 0x01,        // TCP connection closed, terminated, or lost
-  kCrcError = 0x02,                 // MPA CRC error
-  kMarkerMismatch = 0x03,           // MPA Marker and ULPDU Length field mismatch
-  kInvalidRequestOrReply = 0x04,    // Invalid MPA Request or Reply Frame
-  kLocalCatastrophic = 0x05,        // RFC 6581
-  kInsufficientIrdResources = 0x06, // RFC 6581
-  kNoMatchingRtrOption = 0x07,      // RFC 6581
+  kTcpConnectionLost = 0x01,         // TCP connection closed, terminated, or lost
+  kCrcError = 0x02,                  // MPA CRC error
+  kMarkerMismatch = 0x03,            // MPA Marker and ULPDU Length field mismatch
+  kInvalidRequestOrReply = 0x04,     // Invalid MPA Request or Reply Frame
+  kLocalCatastrophic = 0x05,         // RFC 6581
+  kInsufficientIrdResources = 0x06,  // RFC 6581
+  kNoMatchingRtrOption = 0x07,       // RFC 6581
 };
 
 // The three octet-sized parts of a Terminate Control field. Raw integers on
@@ -87,15 +87,9 @@ struct TerminateCode {
 constexpr TerminateCode MakeTerminateCode(RdmapErrorType t, RdmapErrorCode c) {
   return {0x0, static_cast<uint8_t>(t), static_cast<uint8_t>(c)};
 }
-constexpr TerminateCode MakeTerminateCode(DdpTaggedErrorCode c) {
-  return {0x1, 0x1, static_cast<uint8_t>(c)};
-}
-constexpr TerminateCode MakeTerminateCode(DdpUntaggedErrorCode c) {
-  return {0x1, 0x2, static_cast<uint8_t>(c)};
-}
-constexpr TerminateCode MakeTerminateCode(MpaErrorCode c) {
-  return {0x2, kMpaErrorType, static_cast<uint8_t>(c)};
-}
+constexpr TerminateCode MakeTerminateCode(DdpTaggedErrorCode c) { return {0x1, 0x1, static_cast<uint8_t>(c)}; }
+constexpr TerminateCode MakeTerminateCode(DdpUntaggedErrorCode c) { return {0x1, 0x2, static_cast<uint8_t>(c)}; }
+constexpr TerminateCode MakeTerminateCode(MpaErrorCode c) { return {0x2, kMpaErrorType, static_cast<uint8_t>(c)}; }
 
 // Every registered triple by name (RDMAP EType 0 and DDP EType 3 accept any
 // code; the constants use code 0x00 for them).
@@ -113,20 +107,17 @@ inline constexpr TerminateCode kRdmapStagNotAssociatedWithRdmapStream =
 inline constexpr TerminateCode kRdmapToWrap = MakeTerminateCode(RT::kRemoteProtection, RC::kToWrap);
 inline constexpr TerminateCode kRdmapProtectionStagCannotBeInvalidated =
     MakeTerminateCode(RT::kRemoteProtection, RC::kStagCannotBeInvalidated);
-inline constexpr TerminateCode kRdmapProtectionUnspecified =
-    MakeTerminateCode(RT::kRemoteProtection, RC::kUnspecified);
+inline constexpr TerminateCode kRdmapProtectionUnspecified = MakeTerminateCode(RT::kRemoteProtection, RC::kUnspecified);
 inline constexpr TerminateCode kRdmapInvalidRdmapVersion =
     MakeTerminateCode(RT::kRemoteOperation, RC::kInvalidRdmapVersion);
-inline constexpr TerminateCode kRdmapUnexpectedOpcode =
-    MakeTerminateCode(RT::kRemoteOperation, RC::kUnexpectedOpcode);
+inline constexpr TerminateCode kRdmapUnexpectedOpcode = MakeTerminateCode(RT::kRemoteOperation, RC::kUnexpectedOpcode);
 inline constexpr TerminateCode kRdmapCatastrophicLocalizedToStream =
     MakeTerminateCode(RT::kRemoteOperation, RC::kCatastrophicLocalizedToStream);
 inline constexpr TerminateCode kRdmapCatastrophicGlobal =
     MakeTerminateCode(RT::kRemoteOperation, RC::kCatastrophicGlobal);
 inline constexpr TerminateCode kRdmapOperationStagCannotBeInvalidated =
     MakeTerminateCode(RT::kRemoteOperation, RC::kStagCannotBeInvalidated);
-inline constexpr TerminateCode kRdmapOperationUnspecified =
-    MakeTerminateCode(RT::kRemoteOperation, RC::kUnspecified);
+inline constexpr TerminateCode kRdmapOperationUnspecified = MakeTerminateCode(RT::kRemoteOperation, RC::kUnspecified);
 
 inline constexpr TerminateCode kDdpLocalCatastrophic{0x1, 0x0, 0x00};
 inline constexpr TerminateCode kDdpTaggedInvalidStag = MakeTerminateCode(DdpTaggedErrorCode::kInvalidStag);
@@ -135,16 +126,14 @@ inline constexpr TerminateCode kDdpTaggedBaseOrBoundsViolation =
 inline constexpr TerminateCode kDdpTaggedStagNotAssociatedWithDdpStream =
     MakeTerminateCode(DdpTaggedErrorCode::kStagNotAssociatedWithDdpStream);
 inline constexpr TerminateCode kDdpTaggedToWrap = MakeTerminateCode(DdpTaggedErrorCode::kToWrap);
-inline constexpr TerminateCode kDdpTaggedInvalidDdpVersion =
-    MakeTerminateCode(DdpTaggedErrorCode::kInvalidDdpVersion);
+inline constexpr TerminateCode kDdpTaggedInvalidDdpVersion = MakeTerminateCode(DdpTaggedErrorCode::kInvalidDdpVersion);
 inline constexpr TerminateCode kDdpUntaggedInvalidQn = MakeTerminateCode(DdpUntaggedErrorCode::kInvalidQn);
 inline constexpr TerminateCode kDdpUntaggedInvalidMsnNoBufferAvailable =
     MakeTerminateCode(DdpUntaggedErrorCode::kInvalidMsnNoBufferAvailable);
 inline constexpr TerminateCode kDdpUntaggedInvalidMsnRangeNotValid =
     MakeTerminateCode(DdpUntaggedErrorCode::kInvalidMsnRangeNotValid);
 inline constexpr TerminateCode kDdpUntaggedInvalidMo = MakeTerminateCode(DdpUntaggedErrorCode::kInvalidMo);
-inline constexpr TerminateCode kDdpUntaggedMessageTooLong =
-    MakeTerminateCode(DdpUntaggedErrorCode::kDdpMessageTooLong);
+inline constexpr TerminateCode kDdpUntaggedMessageTooLong = MakeTerminateCode(DdpUntaggedErrorCode::kDdpMessageTooLong);
 inline constexpr TerminateCode kDdpUntaggedInvalidDdpVersion =
     MakeTerminateCode(DdpUntaggedErrorCode::kInvalidDdpVersion);
 inline constexpr TerminateCode kDdpReservedForLlp{0x1, 0x3, 0x00};
@@ -152,13 +141,11 @@ inline constexpr TerminateCode kDdpReservedForLlp{0x1, 0x3, 0x00};
 inline constexpr TerminateCode kMpaTcpConnectionLost = MakeTerminateCode(MpaErrorCode::kTcpConnectionLost);
 inline constexpr TerminateCode kMpaCrcError = MakeTerminateCode(MpaErrorCode::kCrcError);
 inline constexpr TerminateCode kMpaMarkerMismatch = MakeTerminateCode(MpaErrorCode::kMarkerMismatch);
-inline constexpr TerminateCode kMpaInvalidRequestOrReply =
-    MakeTerminateCode(MpaErrorCode::kInvalidRequestOrReply);
+inline constexpr TerminateCode kMpaInvalidRequestOrReply = MakeTerminateCode(MpaErrorCode::kInvalidRequestOrReply);
 inline constexpr TerminateCode kMpaLocalCatastrophic = MakeTerminateCode(MpaErrorCode::kLocalCatastrophic);
 inline constexpr TerminateCode kMpaInsufficientIrdResources =
     MakeTerminateCode(MpaErrorCode::kInsufficientIrdResources);
-inline constexpr TerminateCode kMpaNoMatchingRtrOption =
-    MakeTerminateCode(MpaErrorCode::kNoMatchingRtrOption);
+inline constexpr TerminateCode kMpaNoMatchingRtrOption = MakeTerminateCode(MpaErrorCode::kNoMatchingRtrOption);
 }  // namespace term
 
 // One registry row. `any_code` rows match every Error Code of their

@@ -29,10 +29,9 @@ constexpr Field kAdvRegionCount{"Region Count", 14, 1};
 constexpr Field kAdvEntryLength{"Region Entry Length", 15, 1};
 constexpr Field kAdvBufferSize{"Receive Buffer Size", 16, 4};
 constexpr Field kAdvSerial{"Connection Serial", 20, 4};
-constexpr std::array<Field, 11> kAdvHeaderFields{kAdvMagic, kAdvMajor, kAdvMinor, kAdvFlags,
-                                                 kAdvIrd, kAdvOrd, kAdvBufferCount,
-                                                 kAdvRegionCount, kAdvEntryLength,
-                                                 kAdvBufferSize, kAdvSerial};
+constexpr std::array<Field, 11> kAdvHeaderFields{kAdvMagic,       kAdvMajor,      kAdvMinor,       kAdvFlags,
+                                                 kAdvIrd,         kAdvOrd,        kAdvBufferCount, kAdvRegionCount,
+                                                 kAdvEntryLength, kAdvBufferSize, kAdvSerial};
 
 // Region entry (docs §3.2).
 constexpr Field kRegStag{"STag", 0, 4};
@@ -42,7 +41,7 @@ constexpr Field kRegAccess{"Access", 16, 1};
 constexpr Field kRegAttributes{"Attributes", 17, 1};
 constexpr Field kRegObject{"Memory Object", 18, 2};
 constexpr Field kRegObjectOffset{"Object Offset", 20, 4};
-constexpr std::array<Field, 7> kRegionFields{kRegStag, kRegBaseTo, kRegLength, kRegAccess,
+constexpr std::array<Field, 7> kRegionFields{kRegStag,       kRegBaseTo, kRegLength,      kRegAccess,
                                              kRegAttributes, kRegObject, kRegObjectOffset};
 
 // Previous-connection outcome block (docs §3.4).
@@ -54,7 +53,7 @@ constexpr Field kOutCode{"Outcome Error Code", 7, 1};
 constexpr Field kOutEvents{"Events Sent", 8, 2};
 constexpr Field kOutErrors{"Completion Errors", 10, 2};
 constexpr std::array<Field, 7> kOutcomeFields{kOutSerial, kOutOutcome, kOutFlags, kOutLayerType,
-                                              kOutCode, kOutEvents, kOutErrors};
+                                              kOutCode,   kOutEvents,  kOutErrors};
 
 // Event Record (docs §6.2).
 constexpr Field kEvMagic{"Event Magic", 0, 4};
@@ -69,9 +68,8 @@ constexpr Field kEvValue{"Value", 20, 8};
 constexpr Field kEvDigest{"Digest", 28, 4};
 constexpr Field kEvPrefixLength{"Prefix Length", 32, 2};
 constexpr Field kEvReserved{"Reserved", 34, 2};
-constexpr std::array<Field, 12> kEventFields{kEvMagic, kEvMajor, kEvMinor, kEvType,
-                                             kEvFlags, kEvSequence, kEvLength, kEvStag,
-                                             kEvValue, kEvDigest, kEvPrefixLength, kEvReserved};
+constexpr std::array<Field, 12> kEventFields{kEvMagic,  kEvMajor, kEvMinor, kEvType,   kEvFlags,        kEvSequence,
+                                             kEvLength, kEvStag,  kEvValue, kEvDigest, kEvPrefixLength, kEvReserved};
 
 // Suite Request (docs §2.4).
 constexpr Field kReqMagic{"Request Magic", 0, 4};
@@ -79,15 +77,13 @@ constexpr Field kReqMajor{"Major Version", 4, 1};
 constexpr Field kReqMinor{"Minor Version", 5, 1};
 constexpr Field kReqFlags{"Request Flags", 6, 2};
 constexpr Field kReqCaseHash{"Case Hash", 8, 4};
-constexpr std::array<Field, 5> kRequestFields{kReqMagic, kReqMajor, kReqMinor, kReqFlags,
-                                              kReqCaseHash};
+constexpr std::array<Field, 5> kRequestFields{kReqMagic, kReqMajor, kReqMinor, kReqFlags, kReqCaseHash};
 
 // A fixed block of `fields` at `start` of `data`; `base` is added to every
 // reported offset (the caller's outermost buffer).
 class Block {
  public:
-  Block(ByteSpan data, std::size_t start, std::size_t base)
-      : data_(data), start_(start), base_(base) {}
+  Block(ByteSpan data, std::size_t start, std::size_t base) : data_(data), start_(start), base_(base) {}
 
   // The first field (in layout order) that is not fully present.
   template <std::size_t N>
@@ -105,10 +101,14 @@ class Block {
   uint64_t Get(const Field& f) const {
     const uint8_t* p = data_.data() + start_ + f.offset;
     switch (f.width) {
-      case 1: return p[0];
-      case 2: return LoadBe16(p);
-      case 4: return LoadBe32(p);
-      default: return LoadBe64(p);
+      case 1:
+        return p[0];
+      case 2:
+        return LoadBe16(p);
+      case 4:
+        return LoadBe32(p);
+      default:
+        return LoadBe64(p);
     }
   }
 
@@ -125,10 +125,18 @@ class Block {
 void Put(Bytes& out, std::size_t start, const Field& f, uint64_t v) {
   uint8_t* p = out.data() + start + f.offset;
   switch (f.width) {
-    case 1: p[0] = static_cast<uint8_t>(v); break;
-    case 2: StoreBe16(p, static_cast<uint16_t>(v)); break;
-    case 4: StoreBe32(p, static_cast<uint32_t>(v)); break;
-    default: StoreBe64(p, v); break;
+    case 1:
+      p[0] = static_cast<uint8_t>(v);
+      break;
+    case 2:
+      StoreBe16(p, static_cast<uint16_t>(v));
+      break;
+    case 4:
+      StoreBe32(p, static_cast<uint32_t>(v));
+      break;
+    default:
+      StoreBe64(p, v);
+      break;
   }
 }
 
@@ -190,8 +198,8 @@ Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
   out.error_type = layer_type & 0xF;
   out.error_code = static_cast<uint8_t>(b.Get(kOutCode));
   // A Terminate triple only exists for the two Terminate outcomes.
-  bool terminate = out.outcome == ConnectionOutcome::kTerminateSent ||
-                   out.outcome == ConnectionOutcome::kTerminateReceived;
+  bool terminate =
+      out.outcome == ConnectionOutcome::kTerminateSent || out.outcome == ConnectionOutcome::kTerminateReceived;
   // (An outcome only a newer minor version defines may carry a triple.)
   if ((out.flags & kOutcomeCodeKnown) && !terminate && outcome <= kMaxConnectionOutcome) {
     return b.Error(DecodeErrorKind::kInvalidValue, kOutFlags, out.flags);
@@ -216,8 +224,8 @@ Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
   adv.flags = static_cast<uint16_t>(h.Get(kAdvFlags));
   // Bits 1.0 calls reserved: 1.1 defines kFlagCommands, 1.2 the concurrency bit (§11).
   const uint16_t known = adv.minor_version >= kConcurrentMinorVersion ? kKnownAdvertisementFlags12
-                         : adv.minor_version >= 1                   ? kKnownAdvertisementFlags11
-                                                                    : kKnownAdvertisementFlags;
+                         : adv.minor_version >= 1                     ? kKnownAdvertisementFlags11
+                                                                      : kKnownAdvertisementFlags;
   if (!newer && (adv.flags & ~known) != 0) {
     return h.Error(DecodeErrorKind::kReservedNonZero, kAdvFlags, adv.flags);
   }
@@ -225,8 +233,7 @@ Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
   adv.ord = static_cast<uint16_t>(h.Get(kAdvOrd));
   adv.receive_buffer_count = static_cast<uint16_t>(h.Get(kAdvBufferCount));
   adv.region_entry_length = static_cast<uint8_t>(h.Get(kAdvEntryLength));
-  if (adv.region_entry_length < kRegionEntryLength ||
-      (!newer && adv.region_entry_length != kRegionEntryLength)) {
+  if (adv.region_entry_length < kRegionEntryLength || (!newer && adv.region_entry_length != kRegionEntryLength)) {
     return h.Error(DecodeErrorKind::kInvalidValue, kAdvEntryLength, adv.region_entry_length);
   }
   adv.receive_buffer_size = static_cast<uint32_t>(h.Get(kAdvBufferSize));
@@ -286,8 +293,7 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
     return DecodeError{DecodeErrorKind::kInvalidValue, kAdvMinor.name, kAdvMinor.offset, adv.minor_version};
   }
   if (adv.regions.size() > 0xFF || AdvertisementLength(adv) > kAdvertisementMaxLength) {
-    return DecodeError{DecodeErrorKind::kTooLong, "Advertisement", kAdvertisementMaxLength,
-                       AdvertisementLength(adv)};
+    return DecodeError{DecodeErrorKind::kTooLong, "Advertisement", kAdvertisementMaxLength, AdvertisementLength(adv)};
   }
   if (adv.previous && (adv.previous->layer > 0xF || adv.previous->error_type > 0xF)) {
     std::size_t at = AdvertisementLength(adv) - kPreviousOutcomeLength + kOutLayerType.offset;
@@ -354,8 +360,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
   Result<Advertisement> header = DecodeAdvertisementHeader(h);
   if (!header.ok()) return header.error();
   if (data.size() > kAdvertisementMaxLength) {
-    return DecodeError{DecodeErrorKind::kTooLong, "Advertisement",
-                       base_offset + kAdvertisementMaxLength, data.size()};
+    return DecodeError{DecodeErrorKind::kTooLong, "Advertisement", base_offset + kAdvertisementMaxLength, data.size()};
   }
   Advertisement adv = std::move(header).value();
   const bool newer = adv.minor_version > kUlpConventionKnownMinorVersion;
@@ -366,8 +371,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
     Block entry(data, at, base_offset);
     if (auto trunc = entry.FirstTruncated(kRegionFields)) return *trunc;
     if (at + adv.region_entry_length > data.size()) {  // a newer minor's longer entry
-      return DecodeError{DecodeErrorKind::kTruncated, "Region Entry", base_offset + at,
-                         data.size() - at};
+      return DecodeError{DecodeErrorKind::kTruncated, "Region Entry", base_offset + at, data.size() - at};
     }
     Result<AdvertisedRegion> reg = DecodeRegion(entry, newer);
     if (!reg.ok()) return reg.error();
@@ -385,22 +389,21 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
     at += kPreviousOutcomeLength;
   }
   if ((adv.flags & kFlagCommands) && adv.minor_version >= kUlpConventionCommandsMinorVersion) {
-    Result<CommandCapabilities> caps = DecodeCommandsBlock(data.subspan(std::min(at, data.size())), base_offset + at, newer);
+    Result<CommandCapabilities> caps =
+        DecodeCommandsBlock(data.subspan(std::min(at, data.size())), base_offset + at, newer);
     if (!caps.ok()) return caps.error();
     adv.commands = *caps;
     at += kCommandsBlockLength;
   }
   if (at < data.size() && !newer) {
-    return DecodeError{DecodeErrorKind::kLengthMismatch, "Advertisement", base_offset + at,
-                       data.size() - at};
+    return DecodeError{DecodeErrorKind::kLengthMismatch, "Advertisement", base_offset + at, data.size() - at};
   }
-  adv.flags &= ~kFlagPreviousOutcome;  // carried by `previous`
+  adv.flags &= ~kFlagPreviousOutcome;             // carried by `previous`
   if (adv.commands) adv.flags &= ~kFlagCommands;  // carried by `commands`
   return adv;
 }
 
-Result<Advertisement> DecodeAdvertisementFromPrivateData(ByteSpan private_data,
-                                                         bool rfc6581_word) {
+Result<Advertisement> DecodeAdvertisementFromPrivateData(ByteSpan private_data, bool rfc6581_word) {
   if (!rfc6581_word) return DecodeAdvertisement(private_data, 0);
   if (private_data.size() < kRfc6581WordLength) {
     return DecodeError{DecodeErrorKind::kTruncated, "RFC 6581 IRD/ORD", 0, private_data.size()};
@@ -452,19 +455,27 @@ bool FillsRole(const AdvertisedRegion& r, RegionRole role) {
   const bool read = r.Has(kAccessRemoteRead);
   const bool write = r.Has(kAccessRemoteWrite);
   switch (role) {
-    case RegionRole::kReadWrite: return Plain(r) && read && write;
-    case RegionRole::kReadOnly: return Plain(r) && read && !write;
-    case RegionRole::kWriteOnly: return Plain(r) && write && !read;
+    case RegionRole::kReadWrite:
+      return Plain(r) && read && write;
+    case RegionRole::kReadOnly:
+      return Plain(r) && read && !write;
+    case RegionRole::kWriteOnly:
+      return Plain(r) && write && !read;
     case RegionRole::kAtomic:
-      return Plain(r) && r.Has(kAccessRemoteAtomic | kAccessRemoteRead) &&
-             r.base_tagged_offset % 8 == 0 && r.length >= 8;
+      return Plain(r) && r.Has(kAccessRemoteAtomic | kAccessRemoteRead) && r.base_tagged_offset % 8 == 0 &&
+             r.length >= 8;
     case RegionRole::kInvalidatable:
       return r.usable() && (r.attributes & kAttrInvalidatable) && read && write;
-    case RegionRole::kForeign: return (r.attributes & kAttrForeign) != 0;
-    case RegionRole::kDeregistered: return (r.attributes & kAttrDeregistered) != 0;
-    case RegionRole::kFlush: return Plain(r) && r.Has(kAccessFlush);
-    case RegionRole::kVerify: return Plain(r) && r.Has(kAccessVerify);
-    case RegionRole::kAlias: return false;
+    case RegionRole::kForeign:
+      return (r.attributes & kAttrForeign) != 0;
+    case RegionRole::kDeregistered:
+      return (r.attributes & kAttrDeregistered) != 0;
+    case RegionRole::kFlush:
+      return Plain(r) && r.Has(kAccessFlush);
+    case RegionRole::kVerify:
+      return Plain(r) && r.Has(kAccessVerify);
+    case RegionRole::kAlias:
+      return false;
   }
   return false;
 }
@@ -491,16 +502,14 @@ std::optional<RegionRole> ParseRegionRole(std::string_view name) {
   return std::nullopt;
 }
 
-const AdvertisedRegion* SelectRegion(const Advertisement& adv, RegionRole role,
-                                     uint32_t min_length) {
+const AdvertisedRegion* SelectRegion(const Advertisement& adv, RegionRole role, uint32_t min_length) {
   if (role == RegionRole::kAlias) {
     // A plain readable region over all of the invalidatable region's memory:
     // it stays valid after a Send with Invalidate and shows what happened.
     const AdvertisedRegion* inv = SelectRegion(adv, RegionRole::kInvalidatable, min_length);
     if (!inv) return nullptr;
     for (const AdvertisedRegion& r : adv.regions) {
-      if (Plain(r) && r.Has(kAccessRemoteRead) &&
-          Covers(r, inv->memory_object, inv->object_offset, inv->length)) {
+      if (Plain(r) && r.Has(kAccessRemoteRead) && Covers(r, inv->memory_object, inv->object_offset, inv->length)) {
         return &r;
       }
     }
@@ -512,8 +521,8 @@ const AdvertisedRegion* SelectRegion(const Advertisement& adv, RegionRole role,
   return nullptr;
 }
 
-const AdvertisedRegion* FindReadableView(const Advertisement& adv, uint16_t memory_object,
-                                         uint64_t object_offset, uint64_t length) {
+const AdvertisedRegion* FindReadableView(const Advertisement& adv, uint16_t memory_object, uint64_t object_offset,
+                                         uint64_t length) {
   for (const AdvertisedRegion& r : adv.regions) {
     if (Plain(r) && r.Has(kAccessRemoteRead) && Covers(r, memory_object, object_offset, length)) {
       return &r;
@@ -550,12 +559,10 @@ std::vector<std::string> MissingForFullSuite(const Advertisement& adv, bool rfc7
   }
   if (adv.receive_buffer_count < kFullSuiteMinReceiveBuffers ||
       adv.receive_buffer_count > kFullSuiteMaxReceiveBuffers) {
-    missing.push_back("4 to 64 receive buffers (has " +
-                      std::to_string(adv.receive_buffer_count) + ")");
+    missing.push_back("4 to 64 receive buffers (has " + std::to_string(adv.receive_buffer_count) + ")");
   }
   if (adv.receive_buffer_size < kFullSuiteMinReceiveBufferSize) {
-    missing.push_back("receive buffers of >= 1024 octets (has " +
-                      std::to_string(adv.receive_buffer_size) + ")");
+    missing.push_back("receive buffers of >= 1024 octets (has " + std::to_string(adv.receive_buffer_size) + ")");
   }
   if (adv.ird < kFullSuiteMinIrd) {
     missing.push_back("IRD >= 4 (has " + std::to_string(adv.ird) + ")");
@@ -587,8 +594,7 @@ EventRecord MakeSendEvent(uint32_t sequence, ByteSpan payload, std::optional<boo
   return ev;
 }
 
-EventRecord MakeImmediateDataEvent(uint32_t sequence, uint64_t immediate_data,
-                                   std::optional<bool> solicited) {
+EventRecord MakeImmediateDataEvent(uint32_t sequence, uint64_t immediate_data, std::optional<bool> solicited) {
   EventRecord ev;
   ev.type = EventType::kImmediateDataDelivered;
   ev.sequence = sequence;
@@ -735,15 +741,13 @@ Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
   const std::size_t n = b.Get(kEvPrefixLength);
   const std::size_t have = data.size() - kEventRecordHeaderLength;
   if (have < n) {
-    return DecodeError{DecodeErrorKind::kTruncated, "Data Prefix",
-                       base_offset + kEventRecordHeaderLength, have};
+    return DecodeError{DecodeErrorKind::kTruncated, "Data Prefix", base_offset + kEventRecordHeaderLength, have};
   }
   if (have > n && !newer) {
-    return DecodeError{DecodeErrorKind::kLengthMismatch, "Event Record",
-                       base_offset + kEventRecordHeaderLength + n, have - n};
+    return DecodeError{DecodeErrorKind::kLengthMismatch, "Event Record", base_offset + kEventRecordHeaderLength + n,
+                       have - n};
   }
-  ev.prefix.assign(data.begin() + kEventRecordHeaderLength,
-                   data.begin() + kEventRecordHeaderLength + n);
+  ev.prefix.assign(data.begin() + kEventRecordHeaderLength, data.begin() + kEventRecordHeaderLength + n);
   // When the prefix is the whole message the digest can be checked here.
   const bool moved = ev.type == EventType::kSendDelivered || ev.type == EventType::kCommandCompleted;
   if (moved && ev.length == n && Crc32c(ev.prefix) != ev.digest) {

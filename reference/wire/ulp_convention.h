@@ -81,7 +81,7 @@ uint32_t CaseHash(std::string_view case_id);
 // Some stacks cap MPA Private Data at 256 octets and RFC 6581 takes 4.
 inline constexpr std::size_t kAdvertisementMaxLength = 248;
 inline constexpr std::size_t kAdvertisementHeaderLength = 24;
-inline constexpr std::size_t kRegionEntryLength = 24;        // version 1.0 entries
+inline constexpr std::size_t kRegionEntryLength = 24;  // version 1.0 entries
 inline constexpr std::size_t kPreviousOutcomeLength = 12;
 inline constexpr std::size_t kRfc6581WordLength = 4;
 // (248 - 24) / 24 = 9 regions; 8 when the previous-outcome block is present.
@@ -89,13 +89,13 @@ inline constexpr std::size_t kMaxRegions = 9;
 inline constexpr std::size_t kMaxRegionsWithOutcome = 8;
 
 // Advertisement Flags (octets 6-7).
-inline constexpr uint16_t kFlagLittleEndianAtomics = 0x0001;  // atomics see host little-endian words
-inline constexpr uint16_t kFlagPreviousOutcome = 0x0002;      // the outcome block follows the regions
-inline constexpr uint16_t kFlagRfc7306 = 0x0004;              // target implements RFC 7306
-inline constexpr uint16_t kFlagCommit = 0x0008;               // target implements the COMMIT draft
-inline constexpr uint16_t kFlagKeepMemory = 0x0010;           // honours kRequestKeepMemory
-inline constexpr uint16_t kKnownAdvertisementFlags = 0x001F;        // in 1.0
-inline constexpr uint16_t kKnownAdvertisementFlags11 = 0x003F;      // in 1.1 (kFlagCommands)
+inline constexpr uint16_t kFlagLittleEndianAtomics = 0x0001;    // atomics see host little-endian words
+inline constexpr uint16_t kFlagPreviousOutcome = 0x0002;        // the outcome block follows the regions
+inline constexpr uint16_t kFlagRfc7306 = 0x0004;                // target implements RFC 7306
+inline constexpr uint16_t kFlagCommit = 0x0008;                 // target implements the COMMIT draft
+inline constexpr uint16_t kFlagKeepMemory = 0x0010;             // honours kRequestKeepMemory
+inline constexpr uint16_t kKnownAdvertisementFlags = 0x001F;    // in 1.0
+inline constexpr uint16_t kKnownAdvertisementFlags11 = 0x003F;  // in 1.1 (kFlagCommands)
 // Convention 1.2 (docs/target-convention.md §10): the target serves
 // concurrent connections, each in a protection domain of its own; STags of
 // one connection are not valid on another. Set only with Minor Version >= 2.
@@ -161,13 +161,13 @@ struct PreviousOutcome {
 struct Advertisement {
   uint8_t major_version = kUlpConventionMajorVersion;
   uint8_t minor_version = kUlpConventionMinorVersion;
-  uint16_t flags = 0;  // kFlag*; the encoder derives kFlagPreviousOutcome from `previous`
-  uint16_t ird = 0;    // inbound RDMA Read Requests the target accepts at once
-  uint16_t ord = 0;    // outbound RDMA Read Requests (informational in 1.0)
-  uint16_t receive_buffer_count = 0;  // buffers posted once on QN 0, never reposted
+  uint16_t flags = 0;                                // kFlag*; the encoder derives kFlagPreviousOutcome from `previous`
+  uint16_t ird = 0;                                  // inbound RDMA Read Requests the target accepts at once
+  uint16_t ord = 0;                                  // outbound RDMA Read Requests (informational in 1.0)
+  uint16_t receive_buffer_count = 0;                 // buffers posted once on QN 0, never reposted
   uint8_t region_entry_length = kRegionEntryLength;  // >= 24; 24 in 1.0
-  uint32_t receive_buffer_size = 0;   // octets, each buffer
-  uint32_t connection_serial = 0;     // 1 for the first connection after target start
+  uint32_t receive_buffer_size = 0;                  // octets, each buffer
+  uint32_t connection_serial = 0;                    // 1 for the first connection after target start
   std::vector<AdvertisedRegion> regions;
   std::optional<PreviousOutcome> previous;
   // 1.1 (minor >= 1): the Commands block; the encoder derives kFlagCommands
@@ -197,8 +197,8 @@ bool HasAdvertisementMagic(ByteSpan data);
 // Memory pattern (docs §4): every octet of memory object m at object offset x
 // holds PatternByte(m, x) when a connection starts.
 inline constexpr uint8_t PatternByte(uint16_t memory_object, uint64_t object_offset) {
-  return static_cast<uint8_t>(0x9D * object_offset + 0x3B * (object_offset >> 8) +
-                              0x65 * uint64_t{memory_object} + 0x11);
+  return static_cast<uint8_t>(0x9D * object_offset + 0x3B * (object_offset >> 8) + 0x65 * uint64_t{memory_object} +
+                              0x11);
 }
 
 // The pattern of `length` octets of `region` starting at tagged offset `to`.
@@ -208,8 +208,16 @@ Bytes RegionPattern(const AdvertisedRegion& region, uint64_t to, std::size_t len
 // Region roles (docs §3.3): the deterministic rule by which the suite picks
 // the region a case names ("rw", "ro", ...) out of the advertisement.
 enum class RegionRole : uint8_t {
-  kReadWrite, kReadOnly, kWriteOnly, kAtomic, kInvalidatable, kAlias,
-  kForeign, kDeregistered, kFlush, kVerify,
+  kReadWrite,
+  kReadOnly,
+  kWriteOnly,
+  kAtomic,
+  kInvalidatable,
+  kAlias,
+  kForeign,
+  kDeregistered,
+  kFlush,
+  kVerify,
 };
 inline constexpr std::size_t kRegionRoleCount = 10;
 
@@ -218,14 +226,13 @@ std::optional<RegionRole> ParseRegionRole(std::string_view name);
 
 // The first region (in advertisement order) that fills `role` and is at
 // least `min_length` octets long; nullptr if none.
-const AdvertisedRegion* SelectRegion(const Advertisement& adv, RegionRole role,
-                                     uint32_t min_length = 0);
+const AdvertisedRegion* SelectRegion(const Advertisement& adv, RegionRole role, uint32_t min_length = 0);
 
 // A usable, remotely readable region whose memory covers `length` octets
 // of `memory_object` from `object_offset` (to read back what another STag
 // wrote or failed to write); nullptr if none.
-const AdvertisedRegion* FindReadableView(const Advertisement& adv, uint16_t memory_object,
-                                         uint64_t object_offset, uint64_t length);
+const AdvertisedRegion* FindReadableView(const Advertisement& adv, uint16_t memory_object, uint64_t object_offset,
+                                         uint64_t length);
 
 // What a conforming target provides for the full suite (docs §3.5).
 inline constexpr uint32_t kFullSuiteMinReadWriteLength = 4096;
@@ -283,8 +290,7 @@ struct EventRecord {
 // `solicited` is nullopt when the target cannot tell the SE flag.
 EventRecord MakeSendEvent(uint32_t sequence, ByteSpan payload, std::optional<bool> solicited,
                           std::optional<uint32_t> invalidated_stag);
-EventRecord MakeImmediateDataEvent(uint32_t sequence, uint64_t immediate_data,
-                                   std::optional<bool> solicited);
+EventRecord MakeImmediateDataEvent(uint32_t sequence, uint64_t immediate_data, std::optional<bool> solicited);
 EventRecord MakeCompletionErrorEvent(uint32_t sequence, ErrorSource source, uint32_t status);
 // 1.1: a command completed; `moved` holds the octets it transferred (Read:
 // placed in the local sink; Write / Send: sent; Atomic: the Original Remote

@@ -34,8 +34,8 @@ constexpr Field kEntLocalTo{"Local Tagged Offset", 16, 8};
 constexpr Field kEntRemoteStag{"Remote STag", 24, 4};
 constexpr Field kEntModifier{"Modifier", 28, 4};
 constexpr Field kEntRemoteTo{"Remote Tagged Offset", 32, 8};
-constexpr Field kEntOperand[4] = {{"Operand 1", 40, 8}, {"Operand 2", 48, 8}, {"Operand 3", 56, 8},
-                                  {"Operand 4", 64, 8}};
+constexpr Field kEntOperand[4] = {
+    {"Operand 1", 40, 8}, {"Operand 2", 48, 8}, {"Operand 3", 56, 8}, {"Operand 4", 64, 8}};
 
 // Suite Request extension (§2.4) and its region entries (the layout of §3.2).
 constexpr Field kExtIrd{"Suite IRD", 0, 2};
@@ -58,21 +58,34 @@ constexpr Field kCbReserved{"Reserved", 14, 2};
 uint64_t Get(ByteSpan data, std::size_t start, const Field& f) {
   const uint8_t* p = data.data() + start + f.offset;
   switch (f.width) {
-    case 1: return p[0];
-    case 2: return LoadBe16(p);
-    case 4: return LoadBe32(p);
-    case 7: return uint64_t{p[0]} << 48 | uint64_t{LoadBe16(p + 1)} << 32 | LoadBe32(p + 3);
-    default: return LoadBe64(p);
+    case 1:
+      return p[0];
+    case 2:
+      return LoadBe16(p);
+    case 4:
+      return LoadBe32(p);
+    case 7:
+      return uint64_t{p[0]} << 48 | uint64_t{LoadBe16(p + 1)} << 32 | LoadBe32(p + 3);
+    default:
+      return LoadBe64(p);
   }
 }
 
 void Put(Bytes& out, std::size_t start, const Field& f, uint64_t v) {
   uint8_t* p = out.data() + start + f.offset;
   switch (f.width) {
-    case 1: p[0] = static_cast<uint8_t>(v); break;
-    case 2: StoreBe16(p, static_cast<uint16_t>(v)); break;
-    case 4: StoreBe32(p, static_cast<uint32_t>(v)); break;
-    default: StoreBe64(p, v); break;
+    case 1:
+      p[0] = static_cast<uint8_t>(v);
+      break;
+    case 2:
+      StoreBe16(p, static_cast<uint16_t>(v));
+      break;
+    case 4:
+      StoreBe32(p, static_cast<uint32_t>(v));
+      break;
+    default:
+      StoreBe64(p, v);
+      break;
   }
 }
 
@@ -130,7 +143,8 @@ bool KnownType(uint64_t t) { return t >= 1 && t <= kMaxCommandType; }
 Result<Command> DecodeEntry(ByteSpan data, std::size_t start, std::size_t base, bool newer) {
   Command c;
   const uint64_t type = Get(data, start, kEntType);
-  if (type == 0 || (!newer && !KnownType(type))) return Err(DecodeErrorKind::kInvalidValue, kEntType, start, base, type);
+  if (type == 0 || (!newer && !KnownType(type)))
+    return Err(DecodeErrorKind::kInvalidValue, kEntType, start, base, type);
   c.type = static_cast<CommandType>(type);
   c.flags = static_cast<uint8_t>(Get(data, start, kEntFlags));
   if (!newer && c.flags != 0) return Err(DecodeErrorKind::kReservedNonZero, kEntFlags, start, base, c.flags);
@@ -153,10 +167,10 @@ Result<Command> DecodeEntry(ByteSpan data, std::size_t start, std::size_t base, 
     uint64_t value;
   };
   const Unused checks[] = {
-      {kUsesLocal, &kEntLocalStag, c.local_stag},       {kUsesLength, &kEntLength, c.length},
-      {kUsesLocal, &kEntLocalTo, c.local_tagged_offset}, {kUsesRemoteStag, &kEntRemoteStag, c.remote_stag},
-      {kUsesModifier, &kEntModifier, c.modifier},        {kUsesRemoteTo, &kEntRemoteTo, c.remote_tagged_offset},
-      {kUsesOperand1, &kEntOperand[0], c.operand[0]},    {kUsesOperand1 << 1, &kEntOperand[1], c.operand[1]},
+      {kUsesLocal, &kEntLocalStag, c.local_stag},          {kUsesLength, &kEntLength, c.length},
+      {kUsesLocal, &kEntLocalTo, c.local_tagged_offset},   {kUsesRemoteStag, &kEntRemoteStag, c.remote_stag},
+      {kUsesModifier, &kEntModifier, c.modifier},          {kUsesRemoteTo, &kEntRemoteTo, c.remote_tagged_offset},
+      {kUsesOperand1, &kEntOperand[0], c.operand[0]},      {kUsesOperand1 << 1, &kEntOperand[1], c.operand[1]},
       {kUsesOperand1 << 2, &kEntOperand[2], c.operand[2]}, {kUsesOperand1 << 3, &kEntOperand[3], c.operand[3]},
   };
   for (const Unused& u : checks) {
@@ -182,8 +196,7 @@ Status EncodeCommandRecord(const CommandRecord& rec, Bytes& out) {
     return DecodeError{DecodeErrorKind::kInvalidValue, kCmdCount.name, kCmdCount.offset, rec.commands.size()};
   }
   if (rec.entry_length < kCommandEntryLength) {
-    return DecodeError{DecodeErrorKind::kInvalidValue, kCmdEntryLength.name, kCmdEntryLength.offset,
-                       rec.entry_length};
+    return DecodeError{DecodeErrorKind::kInvalidValue, kCmdEntryLength.name, kCmdEntryLength.offset, rec.entry_length};
   }
   const std::size_t start = out.size();
   out.resize(start + kCommandRecordHeaderLength + rec.commands.size() * rec.entry_length, 0);
@@ -234,7 +247,8 @@ Result<CommandRecord> DecodeCommandRecord(ByteSpan data, std::size_t base) {
   std::size_t at = kCommandRecordHeaderLength;
   for (std::size_t i = 0; i < count; ++i, at += rec.entry_length) {
     if (at + rec.entry_length > data.size()) {
-      return DecodeError{DecodeErrorKind::kTruncated, "Command Entry", base + at, data.size() - std::min(at, data.size())};
+      return DecodeError{DecodeErrorKind::kTruncated, "Command Entry", base + at,
+                         data.size() - std::min(at, data.size())};
     }
     Result<Command> c = DecodeEntry(data, at, base, newer);
     if (!c.ok()) return c.error();
@@ -253,11 +267,16 @@ bool HasCommandRecordMagic(ByteSpan data) { return MagicMatches(data, kCommandRe
 
 std::string_view CompletionStatusName(CompletionStatus s) {
   switch (s) {
-    case CompletionStatus::kSuccess: return "success";
-    case CompletionStatus::kLocalError: return "local error";
-    case CompletionStatus::kRemoteError: return "remote error";
-    case CompletionStatus::kFlushed: return "flushed";
-    case CompletionStatus::kNotSupported: return "not supported";
+    case CompletionStatus::kSuccess:
+      return "success";
+    case CompletionStatus::kLocalError:
+      return "local error";
+    case CompletionStatus::kRemoteError:
+      return "remote error";
+    case CompletionStatus::kFlushed:
+      return "flushed";
+    case CompletionStatus::kNotSupported:
+      return "not supported";
   }
   return "unknown status";
 }

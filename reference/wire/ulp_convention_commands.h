@@ -72,13 +72,13 @@ inline constexpr std::size_t kCommandEntryLength = 72;  // 1.1 entries
 // the others are zero.
 struct Command {
   CommandType type = CommandType::kRdmaWrite;
-  uint8_t flags = 0;                  // none defined in 1.1
-  uint32_t command_id = 0;            // echoed by the completion
-  uint32_t local_stag = 0;            // the target's own region (an advertised STag)
-  uint32_t length = 0;                // octets; Flush / Verify: Data Sink Length
+  uint8_t flags = 0;        // none defined in 1.1
+  uint32_t command_id = 0;  // echoed by the completion
+  uint32_t local_stag = 0;  // the target's own region (an advertised STag)
+  uint32_t length = 0;      // octets; Flush / Verify: Data Sink Length
   uint64_t local_tagged_offset = 0;
-  uint32_t remote_stag = 0;           // the suite's STag; Send with Invalidate: the STag to invalidate
-  uint32_t modifier = 0;              // Flush: Disposition Flags; Verify: hash octets
+  uint32_t remote_stag = 0;  // the suite's STag; Send with Invalidate: the STag to invalidate
+  uint32_t modifier = 0;     // Flush: Disposition Flags; Verify: hash octets
   uint64_t remote_tagged_offset = 0;
   std::array<uint64_t, 4> operand{};  // Immediate Data, atomic data / masks, Atomic Write data
   friend bool operator==(const Command&, const Command&) = default;
@@ -93,12 +93,12 @@ struct CommandRecord {
 };
 
 // Field-use bits of CommandFieldsUsed.
-inline constexpr uint16_t kUsesLocal = 0x01;         // Local STag + Local Tagged Offset
+inline constexpr uint16_t kUsesLocal = 0x01;  // Local STag + Local Tagged Offset
 inline constexpr uint16_t kUsesLength = 0x02;
 inline constexpr uint16_t kUsesRemoteStag = 0x04;
 inline constexpr uint16_t kUsesRemoteTo = 0x08;
 inline constexpr uint16_t kUsesModifier = 0x10;
-inline constexpr uint16_t kUsesOperand1 = 0x20;      // operand k: 0x20 << (k - 1)
+inline constexpr uint16_t kUsesOperand1 = 0x20;  // operand k: 0x20 << (k - 1)
 uint16_t CommandFieldsUsed(CommandType t);
 
 // Appends the record. Fails (kInvalidValue) on an empty or > 255 command

@@ -8,12 +8,12 @@
 // What to advertise and how completions map to Event Records lives in
 // convention.{h,cc} (unit-tested without a device); this file is the thin
 // libibverbs/librdmacm layer. See targets/agent/README.md.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <poll.h>
 #include <rdma/rdma_cma.h>
 #include <signal.h>
-#include <arpa/inet.h>
 
 #include <algorithm>
 #include <bit>
@@ -43,10 +43,10 @@ constexpr std::size_t kSlotSize = 128;     // >= kMaxEventRecordLength
 volatile sig_atomic_t g_stop = 0;
 bool g_verbose = false;
 
-#define LOG(...)                          \
-  do {                                    \
+#define LOG(...)                                 \
+  do {                                           \
     std::fprintf(stderr, "agent: " __VA_ARGS__); \
-    std::fputc('\n', stderr);             \
+    std::fputc('\n', stderr);                    \
   } while (0)
 
 struct Options {
@@ -58,7 +58,7 @@ struct Options {
 
 // Memory objects live as long as the agent, so Keep Memory can keep them.
 struct MemoryObjects {
-  std::vector<uint8_t*> base;   // by object id
+  std::vector<uint8_t*> base;  // by object id
   std::vector<uint32_t> size;
   void Fill() {
     for (std::size_t m = 1; m < base.size(); ++m) {
@@ -149,8 +149,10 @@ bool RegisterRegions(Agent& a, Conn& c, std::vector<Registered>& reg) {
       }
       reg[i].stag = mr->rkey;
       reg[i].base_tagged_offset = s.zero_based ? 0 : reinterpret_cast<uintptr_t>(addr);
-      if (s.kind == RegionKind::kDeregistered) deregister.push_back(mr);
-      else c.region_mrs.push_back(mr);
+      if (s.kind == RegionKind::kDeregistered)
+        deregister.push_back(mr);
+      else
+        c.region_mrs.push_back(mr);
       if (g_verbose) {
         LOG("connection %u: region %-13s STag 0x%08x TO 0x%016llx length %u", c.serial, s.role.c_str(), reg[i].stag,
             static_cast<unsigned long long>(reg[i].base_tagged_offset), s.length);
@@ -305,13 +307,14 @@ void DrainCq(Conn& c) {
         comp.kind = is_send ? Completion::Kind::kSendError : Completion::Kind::kReceiveError;
         comp.flushed = w.status == IBV_WC_WR_FLUSH_ERR;
         if (!comp.flushed || c.flushed++ == 0 || g_verbose) {
-          LOG("connection %u: %s completion %s%s", c.serial, is_send ? "send" : "receive",
-              ibv_wc_status_str(w.status), comp.flushed ? " (further flushes not logged)" : "");
+          LOG("connection %u: %s completion %s%s", c.serial, is_send ? "send" : "receive", ibv_wc_status_str(w.status),
+              comp.flushed ? " (further flushes not logged)" : "");
         }
       } else if (is_send) {
         comp.kind = Completion::Kind::kSendComplete;
-        if (g_verbose) LOG("connection %u: event record send %llu completed", c.serial,
-                           static_cast<unsigned long long>(w.wr_id & 0xFFFFFFFF));
+        if (g_verbose)
+          LOG("connection %u: event record send %llu completed", c.serial,
+              static_cast<unsigned long long>(w.wr_id & 0xFFFFFFFF));
       } else {
         const std::size_t size = c.buffer_size;
         const uint8_t* data = c.recv_buf.data() + w.wr_id * size;
@@ -323,8 +326,9 @@ void DrainCq(Conn& c) {
           comp.data = rdmapct::wire::ByteSpan(data, std::min<std::size_t>(w.byte_len, size));
         }
         if (w.wc_flags & IBV_WC_WITH_INV) comp.invalidated_stag = w.invalidated_rkey;
-        if (g_verbose) LOG("connection %u: receive %u octets in buffer %llu", c.serial, w.byte_len,
-                           static_cast<unsigned long long>(w.wr_id + 1));
+        if (g_verbose)
+          LOG("connection %u: receive %u octets in buffer %llu", c.serial, w.byte_len,
+              static_cast<unsigned long long>(w.wr_id + 1));
       }
       if (auto rec = c.events.OnCompletion(comp)) PostEvent(c, *rec);
     }
@@ -336,8 +340,9 @@ void DrainAsync(Agent& a, ibv_context* ctx) {
   while (ibv_get_async_event(ctx, &ev) == 0) {
     LOG("async event %s", ibv_event_type_str(ev.event_type));
     for (auto& [id, c] : a.conns) {
-      if (c->qp_created && id->qp && (ev.event_type == IBV_EVENT_QP_FATAL || ev.event_type == IBV_EVENT_QP_REQ_ERR ||
-                                      ev.event_type == IBV_EVENT_QP_ACCESS_ERR) &&
+      if (c->qp_created && id->qp &&
+          (ev.event_type == IBV_EVENT_QP_FATAL || ev.event_type == IBV_EVENT_QP_REQ_ERR ||
+           ev.event_type == IBV_EVENT_QP_ACCESS_ERR) &&
           ev.element.qp == id->qp) {
         // The QP has left Full Operation (the stack sent or received a
         // Terminate): count it, but send nothing more (docs §6.4).
@@ -413,14 +418,22 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (arg == "--bind") a.opts.bind = next();
-    else if (arg == "--port") a.opts.port = static_cast<uint16_t>(std::atoi(next()));
-    else if (arg == "--buffers") a.opts.agent.receive_buffer_count = static_cast<uint16_t>(std::atoi(next()));
-    else if (arg == "--buffer-size") a.opts.agent.receive_buffer_size = static_cast<uint32_t>(std::atoi(next()));
-    else if (arg == "--min-ird") a.opts.min_ird = static_cast<uint32_t>(std::atoi(next()));
-    else if (arg == "--claim-rfc7306") a.opts.agent.claim_rfc7306 = true;
-    else if (arg == "--zero-based") a.opts.agent.zero_based_regions = true;
-    else if (arg == "--verbose" || arg == "-v") g_verbose = true;
+    if (arg == "--bind")
+      a.opts.bind = next();
+    else if (arg == "--port")
+      a.opts.port = static_cast<uint16_t>(std::atoi(next()));
+    else if (arg == "--buffers")
+      a.opts.agent.receive_buffer_count = static_cast<uint16_t>(std::atoi(next()));
+    else if (arg == "--buffer-size")
+      a.opts.agent.receive_buffer_size = static_cast<uint32_t>(std::atoi(next()));
+    else if (arg == "--min-ird")
+      a.opts.min_ird = static_cast<uint32_t>(std::atoi(next()));
+    else if (arg == "--claim-rfc7306")
+      a.opts.agent.claim_rfc7306 = true;
+    else if (arg == "--zero-based")
+      a.opts.agent.zero_based_regions = true;
+    else if (arg == "--verbose" || arg == "-v")
+      g_verbose = true;
     else {
       Usage();
       return arg == "--help" || arg == "-h" ? 0 : 2;

@@ -16,16 +16,16 @@ std::vector<RegionSpec> DefaultLayout(const AgentOptions& opts) {
       {"wo", kMainObject, 0x3000, 0x1000, kAccessRemoteWrite, 0, opts.zero_based_regions, RegionKind::kNormal},
   };
   if (opts.claim_rfc7306) {
-    out.push_back({"atomic", kMainObject, 0x4000, 0x40, static_cast<uint8_t>(rw | kAccessRemoteAtomic), 0,
-                   false, RegionKind::kNormal});
+    out.push_back({"atomic", kMainObject, 0x4000, 0x40, static_cast<uint8_t>(rw | kAccessRemoteAtomic), 0, false,
+                   RegionKind::kNormal});
   }
-  out.push_back({"invalidatable", kInvalidatableObject, 0, 0x1000, rw, wire::kAttrInvalidatable, false,
-                 RegionKind::kNormal});
-  out.push_back({"alias", kInvalidatableObject, 0, 0x1000, kAccessRemoteRead, 0, opts.zero_based_regions,
-                 RegionKind::kNormal});
+  out.push_back(
+      {"invalidatable", kInvalidatableObject, 0, 0x1000, rw, wire::kAttrInvalidatable, false, RegionKind::kNormal});
+  out.push_back(
+      {"alias", kInvalidatableObject, 0, 0x1000, kAccessRemoteRead, 0, opts.zero_based_regions, RegionKind::kNormal});
   out.push_back({"foreign", kMainObject, 0x5000, 0x800, rw, wire::kAttrForeign, false, RegionKind::kForeignPd});
-  out.push_back({"deregistered", kMainObject, 0x5800, 0x800, rw, wire::kAttrDeregistered, false,
-                 RegionKind::kDeregistered});
+  out.push_back(
+      {"deregistered", kMainObject, 0x5800, 0x800, rw, wire::kAttrDeregistered, false, RegionKind::kDeregistered});
   return out;
 }
 
@@ -42,8 +42,7 @@ void FillPattern(uint16_t object, std::span<uint8_t> memory) {
   for (std::size_t x = 0; x < memory.size(); ++x) memory[x] = wire::PatternByte(object, x);
 }
 
-wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts,
-                                             const std::vector<RegionSpec>& layout,
+wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts, const std::vector<RegionSpec>& layout,
                                              const std::vector<Registered>& registered,
                                              const ConnectionParams& params) {
   wire::Advertisement adv;

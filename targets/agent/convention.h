@@ -34,13 +34,13 @@ enum class RegionKind : uint8_t {
 };
 
 struct RegionSpec {
-  std::string role;           // "rw", "ro", ... for logs (docs §3.3)
+  std::string role;  // "rw", "ro", ... for logs (docs §3.3)
   uint16_t memory_object = 0;
   uint32_t object_offset = 0;
   uint32_t length = 0;
-  uint8_t access = 0;         // wire::kAccess* (what the STag grants remotely)
-  uint8_t attributes = 0;     // wire::kAttr*
-  bool zero_based = false;    // ask for Base Tagged Offset 0 (verbs: iova 0)
+  uint8_t access = 0;       // wire::kAccess* (what the STag grants remotely)
+  uint8_t attributes = 0;   // wire::kAttr*
+  bool zero_based = false;  // ask for Base Tagged Offset 0 (verbs: iova 0)
   RegionKind kind = RegionKind::kNormal;
 };
 
@@ -51,7 +51,7 @@ struct AgentOptions {
   // device reports no atomics, so the rfc7306 profile runs its cases and
   // shows how the stack rejects opcodes it does not implement.
   bool claim_rfc7306 = false;
-  bool little_endian_atomics = true;    // the host's byte order (docs §3.1 flag 0x0001)
+  bool little_endian_atomics = true;  // the host's byte order (docs §3.1 flag 0x0001)
   // Register `wo` and `alias` zero-based (ibv_reg_mr_iova with iova 0).
   // Off by default: Linux siw 6.1 ignores the iova of a user MR and keeps
   // it VA-based, so a zero-based advertisement would be false there.
@@ -73,8 +73,8 @@ void FillPattern(uint16_t object, std::span<uint8_t> memory);
 
 // What the device assigned to one RegionSpec.
 struct Registered {
-  uint32_t stag = 0;               // rkey
-  uint64_t base_tagged_offset = 0; // the VA, or 0 for a zero-based MR
+  uint32_t stag = 0;                // rkey
+  uint64_t base_tagged_offset = 0;  // the VA, or 0 for a zero-based MR
 };
 
 struct ConnectionParams {
@@ -86,10 +86,8 @@ struct ConnectionParams {
 
 // The Advertisement for one connection; `registered` is parallel to
 // `layout`. Fails when the result would not encode (more than 248 octets).
-wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts,
-                                             const std::vector<RegionSpec>& layout,
-                                             const std::vector<Registered>& registered,
-                                             const ConnectionParams& params);
+wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts, const std::vector<RegionSpec>& layout,
+                                             const std::vector<Registered>& registered, const ConnectionParams& params);
 
 // The Suite Request in the MPA Request Private Data, if one decodes cleanly
 // (docs §2.4). Linux iWARP strips the RFC 6581 word before the application
@@ -106,26 +104,26 @@ struct IrdOrd {
   uint16_t ird = 0;
   uint16_t ord = 0;
 };
-IrdOrd ChooseIrdOrd(uint32_t peer_ord, uint32_t peer_ird, uint32_t device_max_ird,
-                    uint32_t device_max_ord, uint32_t min_ird = 16);
+IrdOrd ChooseIrdOrd(uint32_t peer_ord, uint32_t peer_ird, uint32_t device_max_ird, uint32_t device_max_ord,
+                    uint32_t min_ird = 16);
 
 // A completion or asynchronous event as the ULP sees it, independent of the
 // verbs structures.
 struct Completion {
   enum class Kind : uint8_t {
-    kReceive,        // a Send-type message was delivered into a receive buffer
-    kReceiveImm,     // delivered with immediate data
-    kSendComplete,   // one of our Event Sends completed
-    kReceiveError,   // a receive completed with an error status
-    kSendError,      // a send completed with an error status
-    kAsyncError,     // an asynchronous error event (e.g. QP fatal)
+    kReceive,       // a Send-type message was delivered into a receive buffer
+    kReceiveImm,    // delivered with immediate data
+    kSendComplete,  // one of our Event Sends completed
+    kReceiveError,  // a receive completed with an error status
+    kSendError,     // a send completed with an error status
+    kAsyncError,    // an asynchronous error event (e.g. QP fatal)
   };
   Kind kind = Kind::kReceive;
-  bool flushed = false;               // error status is "work request flushed"
-  uint32_t status = 0;                // native status (ibv_wc_status / ibv_event_type)
-  wire::ByteSpan data;                // delivered octets (kReceive)
+  bool flushed = false;                      // error status is "work request flushed"
+  uint32_t status = 0;                       // native status (ibv_wc_status / ibv_event_type)
+  wire::ByteSpan data;                       // delivered octets (kReceive)
   std::optional<uint32_t> invalidated_stag;  // Send with Invalidate
-  uint64_t immediate = 0;             // kReceiveImm
+  uint64_t immediate = 0;                    // kReceiveImm
 };
 
 // Per-connection convention state: numbers the Event Records and decides
@@ -151,7 +149,6 @@ class ConnectionEvents {
 };
 
 // The largest Event Record payload (36 octets + 64-octet prefix).
-inline constexpr std::size_t kMaxEventRecordLength =
-    wire::kEventRecordHeaderLength + wire::kEventPrefixMax;
+inline constexpr std::size_t kMaxEventRecordLength = wire::kEventRecordHeaderLength + wire::kEventPrefixMax;
 
 }  // namespace rdmapct::agent

@@ -94,15 +94,13 @@ RDMAPCT_PLUGIN_EXPORT rdmapct_plugin_conn* rdmapct_plugin_connect(rdmapct_plugin
  * RDMAPCT_IO_CLOSED / RDMAPCT_IO_RESET when the connection is gone,
  * RDMAPCT_IO_ERROR. Octets after the target's own FIN are still accepted
  * (TCP half-close). */
-RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_write(rdmapct_plugin_conn* conn, const uint8_t* data,
-                                               size_t len);
+RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_write(rdmapct_plugin_conn* conn, const uint8_t* data, size_t len);
 
 /* Copies at most `cap` octets the target has sent into `buf` and sets *len.
  * Never blocks: RDMAPCT_IO_OK (*len >= 1), RDMAPCT_IO_WOULD_BLOCK (*len = 0),
  * RDMAPCT_IO_CLOSED once the target closed its side and all its octets were
  * read, RDMAPCT_IO_RESET, RDMAPCT_IO_ERROR. */
-RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_read(rdmapct_plugin_conn* conn, uint8_t* buf, size_t cap,
-                                              size_t* len);
+RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_read(rdmapct_plugin_conn* conn, uint8_t* buf, size_t cap, size_t* len);
 
 /* rdmapct closes its sending side (TCP FIN). Reads still work. */
 RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_shutdown_write(rdmapct_plugin_conn* conn);
@@ -122,9 +120,8 @@ RDMAPCT_PLUGIN_EXPORT const char* rdmapct_plugin_last_error(void);
  * white-box view for diagnostics; the suite itself reads memory with RDMA
  * Read). RDMAPCT_IO_OK, or RDMAPCT_IO_ERROR for an unknown STag or a range
  * outside the region. */
-RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_peek_memory(rdmapct_plugin_conn* conn, uint32_t stag,
-                                                     uint64_t tagged_offset, size_t len,
-                                                     uint8_t* buf);
+RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_peek_memory(rdmapct_plugin_conn* conn, uint32_t stag, uint64_t tagged_offset,
+                                                     size_t len, uint8_t* buf);
 
 /* Function pointer types, for loaders. */
 typedef uint32_t (*rdmapct_plugin_abi_version_fn)(void);
@@ -136,8 +133,7 @@ typedef int (*rdmapct_plugin_read_fn)(rdmapct_plugin_conn*, uint8_t*, size_t, si
 typedef int (*rdmapct_plugin_shutdown_write_fn)(rdmapct_plugin_conn*);
 typedef void (*rdmapct_plugin_close_fn)(rdmapct_plugin_conn*);
 typedef const char* (*rdmapct_plugin_last_error_fn)(void);
-typedef int (*rdmapct_plugin_peek_memory_fn)(rdmapct_plugin_conn*, uint32_t, uint64_t, size_t,
-                                             uint8_t*);
+typedef int (*rdmapct_plugin_peek_memory_fn)(rdmapct_plugin_conn*, uint32_t, uint64_t, size_t, uint8_t*);
 
 #ifdef __cplusplus
 }

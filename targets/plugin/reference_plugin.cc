@@ -48,9 +48,7 @@ int Error(std::string message) {
 
 extern "C" {
 
-RDMAPCT_PLUGIN_EXPORT uint32_t rdmapct_plugin_abi_version(void) {
-  return RDMAPCT_PLUGIN_ABI_VERSION;
-}
+RDMAPCT_PLUGIN_EXPORT uint32_t rdmapct_plugin_abi_version(void) { return RDMAPCT_PLUGIN_ABI_VERSION; }
 
 RDMAPCT_PLUGIN_EXPORT rdmapct_plugin_target* rdmapct_plugin_open(const char* config) try {
   ReferenceTargetConfig c;
@@ -71,9 +69,7 @@ RDMAPCT_PLUGIN_EXPORT rdmapct_plugin_target* rdmapct_plugin_open(const char* con
   return nullptr;
 }
 
-RDMAPCT_PLUGIN_EXPORT void rdmapct_plugin_close_target(rdmapct_plugin_target* target) {
-  delete target;
-}
+RDMAPCT_PLUGIN_EXPORT void rdmapct_plugin_close_target(rdmapct_plugin_target* target) { delete target; }
 
 RDMAPCT_PLUGIN_EXPORT rdmapct_plugin_conn* rdmapct_plugin_connect(rdmapct_plugin_target* target) try {
   if (target == nullptr) {
@@ -88,8 +84,7 @@ RDMAPCT_PLUGIN_EXPORT rdmapct_plugin_conn* rdmapct_plugin_connect(rdmapct_plugin
   return nullptr;
 }
 
-RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_write(rdmapct_plugin_conn* conn, const uint8_t* data,
-                                               size_t len) try {
+RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_write(rdmapct_plugin_conn* conn, const uint8_t* data, size_t len) try {
   if (conn == nullptr || (data == nullptr && len > 0)) return Error("write: null argument");
   if (conn->write_shut) return Error("write after shutdown_write");
   if (conn->reference->closed()) return RDMAPCT_IO_CLOSED;
@@ -99,8 +94,7 @@ RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_write(rdmapct_plugin_conn* conn, const 
   return Error(e.what());
 }
 
-RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_read(rdmapct_plugin_conn* conn, uint8_t* buf, size_t cap,
-                                              size_t* len) try {
+RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_read(rdmapct_plugin_conn* conn, uint8_t* buf, size_t cap, size_t* len) try {
   if (conn == nullptr || len == nullptr || (buf == nullptr && cap > 0)) {
     return Error("read: null argument");
   }
@@ -142,9 +136,8 @@ RDMAPCT_PLUGIN_EXPORT void rdmapct_plugin_close(rdmapct_plugin_conn* conn) {
 
 RDMAPCT_PLUGIN_EXPORT const char* rdmapct_plugin_last_error(void) { return g_last_error.c_str(); }
 
-RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_peek_memory(rdmapct_plugin_conn* conn, uint32_t stag,
-                                                     uint64_t tagged_offset, size_t len,
-                                                     uint8_t* buf) try {
+RDMAPCT_PLUGIN_EXPORT int rdmapct_plugin_peek_memory(rdmapct_plugin_conn* conn, uint32_t stag, uint64_t tagged_offset,
+                                                     size_t len, uint8_t* buf) try {
   if (conn == nullptr || (buf == nullptr && len > 0)) return Error("peek_memory: null argument");
   auto bytes = conn->reference->PeekMemory(stag, tagged_offset, len);
   if (bytes.size() != len || (len == 0 && conn->reference->endpoint() == nullptr)) {

@@ -6,9 +6,9 @@
 // a frame, a lost Reply, a non-iWARP connection and the connection filter.
 #include "capture/capture_decode.h"
 
-#include <atomic>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <atomic>
 
 #include "capture/pcap_writer.h"
 #include "reference/wire/mpa.h"
@@ -84,8 +84,10 @@ Bytes Fpdus(uint32_t first, const std::vector<std::size_t>& sizes, bool markers,
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     const Bytes u = SendUlpdu(first + static_cast<uint32_t>(k), sizes[k]);
     const wire::FpduEncodeOptions o{.crc_xor = k == 1 ? crc_xor_of_second : 0};
-    if (markers) ins.AppendUlpdu(out, u, o);
-    else wire::AppendFpdu(out, u, o);
+    if (markers)
+      ins.AppendUlpdu(out, u, o);
+    else
+      wire::AppendFpdu(out, u, o);
   }
   return out;
 }
@@ -100,8 +102,8 @@ struct Decoded {
   std::vector<pcap_test::ParsedPacket> packets;
 };
 
-Decoded DecodeWritten(const std::string& name, const std::vector<TcpConnection>& conns, const PcapWriterOptions& wo = {},
-            std::size_t drop_first = 0, CaptureDecodeOptions options = {}) {
+Decoded DecodeWritten(const std::string& name, const std::vector<TcpConnection>& conns,
+                      const PcapWriterOptions& wo = {}, std::size_t drop_first = 0, CaptureDecodeOptions options = {}) {
   TcpCapture cap;
   cap.connections = conns;
   std::vector<Packet> packets;
@@ -133,7 +135,8 @@ TEST(CaptureDecode, HandshakeAndFpdusEachWithItsCaptureFrame) {
   const Bytes req = Request(true, false), rep = Reply(false, false);
   const Bytes c1 = Fpdus(1, {10}, false), c2 = Fpdus(2, {20}, false), s1 = Fpdus(1, {30}, false);
   c.events = {Data(Sender::kClient, req), Data(Sender::kServer, rep), Data(Sender::kClient, c1),
-              Data(Sender::kServer, s1), Data(Sender::kClient, c2), Fin(Sender::kClient), Fin(Sender::kServer)};
+              Data(Sender::kServer, s1),  Data(Sender::kClient, c2),  Fin(Sender::kClient),
+              Fin(Sender::kServer)};
   const Decoded d = DecodeWritten("handshake", {c});
   EXPECT_TRUE(d.rec.issues.empty()) << d.rec.issues[0].message;
   EXPECT_EQ(d.summary.errors, 0u);
@@ -145,7 +148,7 @@ TEST(CaptureDecode, HandshakeAndFpdusEachWithItsCaptureFrame) {
   ASSERT_TRUE(f.negotiation);
   for (const DirectionFraming& df : f.directions) {
     EXPECT_TRUE(df.decided);
-    EXPECT_TRUE(df.crc);   // the Request asked for CRCs: on in both directions
+    EXPECT_TRUE(df.crc);  // the Request asked for CRCs: on in both directions
     EXPECT_FALSE(df.markers);
     EXPECT_EQ(df.basis, "negotiated by the Request and Reply Frames");
   }
@@ -155,8 +158,11 @@ TEST(CaptureDecode, HandshakeAndFpdusEachWithItsCaptureFrame) {
     const Bytes* octets;
     uint64_t offset;
     const char* first_layer;
-  } want[] = {{0, &req, 0, "MPA Request Frame"}, {1, &rep, 0, "MPA Reply Frame"}, {0, &c1, req.size(), "MPA FPDU"},
-              {1, &s1, rep.size(), "MPA FPDU"}, {0, &c2, req.size() + c1.size(), "MPA FPDU"}};
+  } want[] = {{0, &req, 0, "MPA Request Frame"},
+              {1, &rep, 0, "MPA Reply Frame"},
+              {0, &c1, req.size(), "MPA FPDU"},
+              {1, &s1, rep.size(), "MPA FPDU"},
+              {0, &c2, req.size() + c1.size(), "MPA FPDU"}};
   for (std::size_t i = 0; i < 5; ++i) {
     SCOPED_TRACE(i);
     const SeenFrame& s = d.rec.frames[i];
@@ -202,7 +208,7 @@ TEST(CaptureDecode, AStopRequestStopsDecodingAndMarksTheSummaryInterrupted) {
 TEST(CaptureDecode, MarkersFollowTheReceiversMBit) {
   TcpConnection c;
   const Bytes to_server = Fpdus(1, {600, 40}, false);
-  const Bytes to_client = Fpdus(1, {700, 50}, true);   // the Request asked (M = 1)
+  const Bytes to_client = Fpdus(1, {700, 50}, true);  // the Request asked (M = 1)
   c.events = {Data(Sender::kClient, Request(true, true)), Data(Sender::kServer, Reply(true, false)),
               Data(Sender::kClient, to_server), Data(Sender::kServer, to_client)};
   const Decoded d = DecodeWritten("markers", {c});
@@ -253,8 +259,9 @@ TEST(CaptureDecode, ACaptureStartingAfterTheHandshakeResynchronisesOnACrc) {
   const ConnectionFraming& f = d.rec.framings[0];
   EXPECT_FALSE(f.initiator);
   EXPECT_TRUE(f.iwarp);
-  EXPECT_EQ(f.directions[0].basis,
-            "an FPDU with a valid CRC found at stream offset 76 (the MPA handshake was not captured); Markers assumed off");
+  EXPECT_EQ(
+      f.directions[0].basis,
+      "an FPDU with a valid CRC found at stream offset 76 (the MPA handshake was not captured); Markers assumed off");
   // The first FPDU is 176 octets; 100 of them were not captured.
   EXPECT_THAT(d.rec.Messages(IssueSeverity::kWarning),
               ElementsAre("connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040, client -> server): resynchronised at "
@@ -268,7 +275,7 @@ TEST(CaptureDecode, ACaptureStartingAfterTheHandshakeResynchronisesOnACrc) {
 TEST(CaptureDecode, AfterAGapMarkersPointBackToTheFpdus) {
   TcpConnection c;
   const Bytes req = Request(true, false);
-  const Bytes fpdus = Fpdus(1, {300, 900, 60, 2000, 70, 80}, true);   // the Reply asks for Markers
+  const Bytes fpdus = Fpdus(1, {300, 900, 60, 2000, 70, 80}, true);  // the Reply asks for Markers
   const std::size_t cut = 500, lost = 700;                           // inside FPDU 2 .. inside FPDU 4
   c.events = {Data(Sender::kClient, req), Data(Sender::kServer, Reply(true, true)),
               Data(Sender::kClient, Bytes(fpdus.begin(), fpdus.begin() + cut)), Gap(Sender::kClient, lost),
@@ -278,8 +285,9 @@ TEST(CaptureDecode, AfterAGapMarkersPointBackToTheFpdus) {
   const std::vector<std::string> w = d.rec.Messages(IssueSeverity::kWarning);
   ASSERT_EQ(w.size(), 3u);
   EXPECT_THAT(w[0], HasSubstr("700 octets never captured at seq"));
-  EXPECT_THAT(w[1], HasSubstr("a frame continues into octets that were not captured: incomplete FPDU at stream offset " +
-                              std::to_string(req.size() + 328) + " (172 octets there, capture frame"));
+  EXPECT_THAT(w[1],
+              HasSubstr("a frame continues into octets that were not captured: incomplete FPDU at stream offset " +
+                        std::to_string(req.size() + 328) + " (172 octets there, capture frame"));
   EXPECT_THAT(w[2], HasSubstr("resynchronised at stream offset"));
   EXPECT_THAT(w[2], HasSubstr("(after a gap)"));
   // The first Send, then the FPDUs after the one the gap cut (the third
@@ -325,13 +333,15 @@ TEST(CaptureDecode, ClosingInsideAFrameIsAnError) {
   const Decoded d = DecodeWritten("fin-inside", {c});
   EXPECT_EQ(d.summary.errors, 1u);
   ASSERT_EQ(d.rec.Messages(IssueSeverity::kError).size(), 1u);
-  EXPECT_THAT(d.rec.Messages(IssueSeverity::kError)[0], HasSubstr(": the sender closed its stream (FIN in capture frame"));
-  EXPECT_THAT(d.rec.Messages(IssueSeverity::kError)[0], HasSubstr(") inside a frame: incomplete FPDU at stream offset 26 (20 octets there, capture frame"));
+  EXPECT_THAT(d.rec.Messages(IssueSeverity::kError)[0],
+              HasSubstr(": the sender closed its stream (FIN in capture frame"));
+  EXPECT_THAT(d.rec.Messages(IssueSeverity::kError)[0],
+              HasSubstr(") inside a frame: incomplete FPDU at stream offset 26 (20 octets there, capture frame"));
 }
 
 TEST(CaptureDecode, WithoutTheReplyTheFramingIsFoundByTryingTheFirstFpdus) {
   TcpConnection c;
-  const Bytes rep = Reply(true, true);   // asks for Markers: the client's FPDUs carry them
+  const Bytes rep = Reply(true, true);  // asks for Markers: the client's FPDUs carry them
   c.events = {Data(Sender::kClient, Request(false, false)), Gap(Sender::kServer, static_cast<uint32_t>(rep.size())),
               Data(Sender::kClient, Fpdus(1, {600, 10}, true)), Data(Sender::kServer, Fpdus(1, {20, 30}, false))};
   const Decoded d = DecodeWritten("no-reply", {c});
@@ -341,8 +351,8 @@ TEST(CaptureDecode, WithoutTheReplyTheFramingIsFoundByTryingTheFirstFpdus) {
   EXPECT_TRUE(f.directions[0].crc);
   EXPECT_TRUE(f.directions[0].markers);
   EXPECT_THAT(f.directions[0].basis, HasSubstr("CRC use and Markers found by trying the first FPDUs"));
-  EXPECT_FALSE(f.directions[1].markers);   // the Request's M = 0
-  EXPECT_EQ(d.rec.frames.size(), 5u);       // Request, 2 + 2 FPDUs
+  EXPECT_FALSE(f.directions[1].markers);  // the Request's M = 0
+  EXPECT_EQ(d.rec.frames.size(), 5u);     // Request, 2 + 2 FPDUs
 }
 
 TEST(CaptureDecode, NonIwarpConnectionsAreNamedButNotDecoded) {

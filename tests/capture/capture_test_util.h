@@ -41,8 +41,8 @@ inline std::filesystem::path TempPath(const std::string& name) {
 
 inline std::filesystem::path WriteTemp(const std::string& name, const wire::Bytes& octets) {
   const std::filesystem::path p = TempPath(name);
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(octets.data()),
-                                            static_cast<std::streamsize>(octets.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(octets.data()), static_cast<std::streamsize>(octets.size()));
   return p;
 }
 
@@ -74,10 +74,13 @@ struct Seg {
 
 inline std::vector<Seg> ReadSegments(const std::filesystem::path& p, CaptureReadSummary& summary) {
   std::vector<Seg> out;
-  ReadCaptureFile(p.string(), [&](const TcpSegment& s) {
-    out.push_back(Seg{s.frame, s.time_ns, s.source, s.destination, s.seq, s.ack, s.flags, s.window,
-                      wire::Bytes(s.payload.begin(), s.payload.end()), s.payload_missing});
-  }, summary);
+  ReadCaptureFile(
+      p.string(),
+      [&](const TcpSegment& s) {
+        out.push_back(Seg{s.frame, s.time_ns, s.source, s.destination, s.seq, s.ack, s.flags, s.window,
+                          wire::Bytes(s.payload.begin(), s.payload.end()), s.payload_missing});
+      },
+      summary);
   return out;
 }
 

@@ -81,8 +81,9 @@ struct LinkCase {
 std::vector<FrameSpec> TwoFrames(const LinkCase& c) {
   const IpAddress a = c.v6 ? V6(1) : V4(192, 168, 1, 1);
   const IpAddress b = c.v6 ? V6(2) : V4(192, 168, 1, 2);
-  std::vector<FrameSpec> out = {Spec(Ep(a, 40000), Ep(b, 5040), 1000, 0, kTcpSyn, {}, 65535),
-                                Spec(Ep(b, 5040), Ep(a, 40000), 7000, 1001, kTcpAck | kTcpPsh, Text("MPA ID Rep Frame"), 512)};
+  std::vector<FrameSpec> out = {
+      Spec(Ep(a, 40000), Ep(b, 5040), 1000, 0, kTcpSyn, {}, 65535),
+      Spec(Ep(b, 5040), Ep(a, 40000), 7000, 1001, kTcpAck | kTcpPsh, Text("MPA ID Rep Frame"), 512)};
   for (FrameSpec& s : out) {
     s.vlan_ids = c.vlans;
     s.ip_options = c.options;
@@ -122,7 +123,8 @@ TEST_P(LinkTypes, PcapAndPcapngReadBackExactly) {
   }
   for (bool ng : {false, true}) {
     SCOPED_TRACE(ng ? "pcapng" : "pcap");
-    const wire::Bytes file = ng ? BuildPcapngFile(c.link_type, records) : BuildPcapFile(c.link_type, records, 65535, true);
+    const wire::Bytes file =
+        ng ? BuildPcapngFile(c.link_type, records) : BuildPcapFile(c.link_type, records, 65535, true);
     const auto path = WriteTemp(std::string(c.name) + (ng ? ".pcapng" : ".pcap"), file);
     CaptureReadSummary sum;
     const std::vector<Seg> segs = ReadSegments(path, sum);
@@ -165,7 +167,7 @@ class ParseFrameTest : public ::testing::Test {
 TEST_F(ParseFrameTest, EthernetPaddingIsNotPayload) {
   wire::Bytes f = BuildTcpFrame(DLT_EN10MB, Spec());
   ASSERT_EQ(f.size(), 54u);
-  f.resize(60, 0xEE);   // the minimum Ethernet frame
+  f.resize(60, 0xEE);  // the minimum Ethernet frame
   EXPECT_EQ(Parse(DLT_EN10MB, f).kind, FrameKind::kTcp);
   EXPECT_TRUE(seg_.payload.empty());
   EXPECT_EQ(seg_.payload_missing, 0u);
@@ -186,7 +188,8 @@ TEST_F(ParseFrameTest, HeadersCutBySnaplenAreMalformed) {
   f.resize(14 + 20 + 10);
   const FrameParse p = Parse(DLT_EN10MB, f, original);
   EXPECT_EQ(p.kind, FrameKind::kMalformed);
-  EXPECT_EQ(p.reason, "TCP header incomplete (10 octets of 20); frame cut by the snapshot length (44 of 57 octets captured)");
+  EXPECT_EQ(p.reason,
+            "TCP header incomplete (10 octets of 20); frame cut by the snapshot length (44 of 57 octets captured)");
 }
 
 TEST_F(ParseFrameTest, MalformedFramesSayWhy) {
@@ -200,14 +203,14 @@ TEST_F(ParseFrameTest, MalformedFramesSayWhy) {
       {14, 0x75, "IP version 7 in an IPv4 frame"},
       {14, 0x44, "IPv4 header length 16 below 20"},
       {14 + 6, 0x20, "IPv4 fragment (offset 0, more fragments): fragments are not reassembled"},
-      {14 + 2, 0x00, "IPv4 total length 0 below the header length 20"},   // total length high octet...
+      {14 + 2, 0x00, "IPv4 total length 0 below the header length 20"},  // total length high octet...
       {14 + 20 + 12, 0x30, "TCP data offset 12 below 20"},
       {14 + 20 + 12, 0xF0, "TCP data offset 60 beyond the IP packet"},
   };
   for (const Bad& b : cases) {
     wire::Bytes f = good;
     f[b.at] = b.value;
-    if (b.at == 14 + 2) f[14 + 3] = 0;   // ...and low octet: total length 0
+    if (b.at == 14 + 2) f[14 + 3] = 0;  // ...and low octet: total length 0
     const FrameParse p = Parse(DLT_EN10MB, f);
     EXPECT_EQ(p.kind, FrameKind::kMalformed) << b.reason;
     EXPECT_EQ(p.reason, b.reason);
@@ -244,8 +247,8 @@ TEST(PcapReader, UnparsableFramesAreWarningsWithTheirFrameNumbers) {
   garbage[14] = 0x95;
   wire::Bytes udp = good;
   udp[14 + 9] = 17;
-  std::vector<CaptureRecord> records = {{0, good}, {1, wire::Bytes(good.begin(), good.begin() + 40), 58},
-                                        {2, garbage}, {3, udp}, {4, wire::Bytes(good.begin(), good.end() - 2), 58}, {5, good}};
+  std::vector<CaptureRecord> records = {{0, good}, {1, wire::Bytes(good.begin(), good.begin() + 40), 58}, {2, garbage},
+                                        {3, udp},  {4, wire::Bytes(good.begin(), good.end() - 2), 58},    {5, good}};
   const auto path = WriteTemp("bad-frames.pcap", BuildPcapFile(DLT_EN10MB, records));
   CaptureReadSummary sum;
   const std::vector<Seg> segs = ReadSegments(path, sum);
@@ -256,8 +259,9 @@ TEST(PcapReader, UnparsableFramesAreWarningsWithTheirFrameNumbers) {
   EXPECT_EQ(sum.malformed, 2u);
   ASSERT_EQ(sum.warnings.size(), 3u);
   EXPECT_EQ(sum.warnings[0].frame, 2u);
-  EXPECT_EQ(sum.warnings[0].message,
-            "frame 2: TCP header incomplete (6 octets of 20); frame cut by the snapshot length (40 of 58 octets captured)");
+  EXPECT_EQ(
+      sum.warnings[0].message,
+      "frame 2: TCP header incomplete (6 octets of 20); frame cut by the snapshot length (40 of 58 octets captured)");
   EXPECT_EQ(sum.warnings[1].message, "frame 3: IP version 9 in an IPv4 frame");
   EXPECT_EQ(sum.warnings[2].message, "frame 5: TCP payload cut by the snapshot length (2 octets of 4 captured)");
   ASSERT_EQ(segs.size(), 3u);
@@ -297,8 +301,9 @@ TEST(PcapReader, TruncatedFileKeepsTheFramesBeforeTheCut) {
   const FrameSpec spec = Spec(Ep(V4(10, 0, 0, 1), 1000), Ep(V4(10, 0, 0, 2), 5040), 1, 0, kTcpAck, Text("data"));
   const wire::Bytes f = BuildTcpFrame(DLT_EN10MB, spec);
   for (bool ng : {false, true}) {
-    wire::Bytes file = ng ? BuildPcapngFile(DLT_EN10MB, {{0, f}, {1, f}, {2, f}}) : BuildPcapFile(DLT_EN10MB, {{0, f}, {1, f}, {2, f}});
-    file.resize(file.size() - 20);   // inside the third frame
+    wire::Bytes file = ng ? BuildPcapngFile(DLT_EN10MB, {{0, f}, {1, f}, {2, f}})
+                          : BuildPcapFile(DLT_EN10MB, {{0, f}, {1, f}, {2, f}});
+    file.resize(file.size() - 20);  // inside the third frame
     const auto path = WriteTemp(ng ? "truncated.pcapng" : "truncated.pcap", file);
     CaptureReadSummary sum;
     const std::vector<Seg> segs = ReadSegments(path, sum);
@@ -324,7 +329,8 @@ TEST(PcapReader, StreamInputIsClosedOnSuccessAndFailure) {
   f = fmemopen(file.data(), file.size(), "rb");
   ASSERT_NE(f, nullptr);
   int n = 0;
-  EXPECT_TRUE(ReadCaptureStream(f, "memory", [&](const TcpSegment&) { ++n; }, sum));
+  EXPECT_TRUE(ReadCaptureStream(
+      f, "memory", [&](const TcpSegment&) { ++n; }, sum));
   EXPECT_EQ(n, 1);
 }
 

@@ -48,7 +48,9 @@ struct ParsedCapture {
 };
 
 inline uint16_t Be16(const uint8_t* p) { return static_cast<uint16_t>(p[0] << 8 | p[1]); }
-inline uint32_t Be32(const uint8_t* p) { return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]; }
+inline uint32_t Be32(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
 
 // Sum of 16-bit big-endian words in 64-bit arithmetic, folded at the end.
 inline uint16_t FoldedSum(const std::vector<const std::vector<uint8_t>*>& pieces) {
@@ -90,7 +92,10 @@ inline std::string DecodePacket(const uint8_t* d, std::size_t n, ParsedPacket& p
   if (p.tcp_header_length < 20 || p.tcp_header_length > tcp_len) return "bad TCP data offset";
   for (std::size_t o = 20; o + 1 < p.tcp_header_length;) {
     if (tcp[o] == 0) break;
-    if (tcp[o] == 1) { ++o; continue; }
+    if (tcp[o] == 1) {
+      ++o;
+      continue;
+    }
     if (tcp[o] == 2 && tcp[o + 1] == 4) p.mss = Be16(tcp + o + 2);
     o += tcp[o + 1] ? tcp[o + 1] : 1;
   }
@@ -143,9 +148,8 @@ struct Stream {
 // SYN first, then every segment's sequence number exactly where the last
 // one ended (SYN and FIN count one), no data after FIN or anything after RST.
 // `gaps` lists (stream offset, length) pairs the stream may skip.
-inline Stream Reassemble(const std::vector<ParsedPacket>& packets, uint32_t src_ip, uint16_t src_port,
-                         uint32_t dst_ip, uint16_t dst_port,
-                         const std::vector<std::pair<uint64_t, uint32_t>>& gaps = {}) {
+inline Stream Reassemble(const std::vector<ParsedPacket>& packets, uint32_t src_ip, uint16_t src_port, uint32_t dst_ip,
+                         uint16_t dst_port, const std::vector<std::pair<uint64_t, uint32_t>>& gaps = {}) {
   Stream s;
   bool started = false, ended = false;
   uint32_t next = 0;

@@ -72,7 +72,8 @@ void ExpectAcksComplete(const std::vector<ParsedPacket>& packets) {
     } else {
       EXPECT_TRUE(p.syn() && p.ack == 0) << "packet " << i + 1 << ": only the first SYN lacks ACK";
     }
-    next[{p.src_ip, p.src_port}] = p.seq + static_cast<uint32_t>(p.payload.size()) + (p.syn() ? 1 : 0) + (p.fin() ? 1 : 0);
+    next[{p.src_ip, p.src_port}] =
+        p.seq + static_cast<uint32_t>(p.payload.size()) + (p.syn() ? 1 : 0) + (p.fin() ? 1 : 0);
   }
 }
 
@@ -101,8 +102,7 @@ TcpCapture Exchange(uint32_t client_isn, uint32_t server_isn) {
   c.client_isn = client_isn;
   c.server_isn = server_isn;
   c.events = {Data(Sender::kClient, 0us, Pattern(100, 1)), Data(Sender::kServer, 10us, Pattern(50, 2)),
-              Data(Sender::kClient, 20us, Pattern(3000, 3)), Fin(Sender::kServer, 30us),
-              Fin(Sender::kClient, 40us)};
+              Data(Sender::kClient, 20us, Pattern(3000, 3)), Fin(Sender::kServer, 30us), Fin(Sender::kClient, 40us)};
   TcpCapture cap;
   cap.start = std::chrono::system_clock::time_point(1'700'000'000s);
   cap.connections.push_back(std::move(c));
@@ -162,11 +162,11 @@ TEST(PcapWriterTest, SequenceNumbersWrapNear2To32) {
   const ParsedCapture cap = WriteAndRead(in, "wrap.pcap");
   ExpectHeadersValid(cap);
   ASSERT_EQ(cap.packets.size(), 11u);
-  EXPECT_EQ(cap.packets[3].seq, 0xFFFFFF01u);           // first client data
-  EXPECT_EQ(cap.packets[4].seq, 0u);                    // server data after its SYN at 2^32 - 1
-  EXPECT_EQ(cap.packets[4].ack, 0xFFFFFF01u + 100);     // 0xFFFFFF65
+  EXPECT_EQ(cap.packets[3].seq, 0xFFFFFF01u);        // first client data
+  EXPECT_EQ(cap.packets[4].seq, 0u);                 // server data after its SYN at 2^32 - 1
+  EXPECT_EQ(cap.packets[4].ack, 0xFFFFFF01u + 100);  // 0xFFFFFF65
   EXPECT_EQ(cap.packets[5].seq, 0xFFFFFF65u);
-  EXPECT_EQ(cap.packets[6].seq, 0xFFFFFF65u + 1460);    // wrapped: 0x519
+  EXPECT_EQ(cap.packets[6].seq, 0xFFFFFF65u + 1460);  // wrapped: 0x519
   EXPECT_EQ(cap.packets[6].seq, 0x519u);
   const Stream up = Reassemble(cap.packets, kSuiteIp, 49152, kTargetIp, 5040);
   const Stream down = Reassemble(cap.packets, kTargetIp, 5040, kSuiteIp, 49152);

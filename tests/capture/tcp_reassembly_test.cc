@@ -84,14 +84,14 @@ TEST_F(Reassembly, OutOfOrderSegmentsWaitForTheOctetsBefore) {
 TEST_F(Reassembly, IdenticalRetransmissionsAreIgnored) {
   Handshake();
   C(3, 0, "ABCDE");
-  C(4, 0, "ABCDE");           // whole copy
-  C(5, 3, "DEFGH");           // overlaps the end
+  C(4, 0, "ABCDE");  // whole copy
+  C(5, 3, "DEFGH");  // overlaps the end
   C(6, 10, "KL");
-  C(7, 8, "IJKLMN");          // overlaps a waiting segment on both sides
+  C(7, 8, "IJKLMN");  // overlaps a waiting segment on both sides
   r_.Finish();
   EXPECT_EQ(Joined(Up()), Text("ABCDEFGHIJKLMN"));
-  EXPECT_THAT(Up().frames, ElementsAre(FrameMark{0, 3}, FrameMark{5, 5}, FrameMark{8, 7}, FrameMark{10, 6},
-                                       FrameMark{12, 7}));
+  EXPECT_THAT(Up().frames,
+              ElementsAre(FrameMark{0, 3}, FrameMark{5, 5}, FrameMark{8, 7}, FrameMark{10, 6}, FrameMark{12, 7}));
   EXPECT_TRUE(r_.notes().empty()) << Notes()[0];
   EXPECT_EQ(Up().octets_in, 5u + 5 + 5 + 2 + 6);
   EXPECT_EQ(Up().octets_out, 14u);
@@ -100,18 +100,19 @@ TEST_F(Reassembly, IdenticalRetransmissionsAreIgnored) {
 TEST_F(Reassembly, ConflictingOverlapsAreReportedAndTheFirstCopyKept) {
   Handshake();
   C(3, 0, "ABCDE");
-  C(4, 2, "CxEFG");          // differs from delivered octets
+  C(4, 2, "CxEFG");  // differs from delivered octets
   C(5, 20, "uvw");
-  C(6, 19, "tUvWx");         // differs from waiting octets
+  C(6, 19, "tUvWx");  // differs from waiting octets
   C(7, 7, "HIJKLMNOPQRS");
   r_.Finish();
   EXPECT_EQ(Joined(Up()), Text("ABCDEFGHIJKLMNOPQRStuvwx"));
-  EXPECT_THAT(Notes(), ElementsAre("connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 4: conflicting overlap at seq "
-                                   "1004, stream offset 3: 1 of 3 overlapping octets differ from the copy in frame 3; the "
-                                   "first copy is kept",
-                                   "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 6: conflicting overlap at seq "
-                                   "1021, stream offset 20: 2 of 3 overlapping octets differ from the copy in frame 5; the "
-                                   "first copy is kept"));
+  EXPECT_THAT(Notes(),
+              ElementsAre("connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 4: conflicting overlap at seq "
+                          "1004, stream offset 3: 1 of 3 overlapping octets differ from the copy in frame 3; the "
+                          "first copy is kept",
+                          "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 6: conflicting overlap at seq "
+                          "1021, stream offset 20: 2 of 3 overlapping octets differ from the copy in frame 5; the "
+                          "first copy is kept"));
   EXPECT_EQ(r_.notes()[0].kind, ReassemblyNoteKind::kConflictingOverlap);
   EXPECT_EQ(r_.notes()[0].frame, 4u);
   EXPECT_EQ(r_.notes()[0].offset, 3u);
@@ -120,7 +121,7 @@ TEST_F(Reassembly, ConflictingOverlapsAreReportedAndTheFirstCopyKept) {
 TEST_F(Reassembly, GapsAreReportedAndTheStreamResumesAfterThem) {
   Handshake();
   C(3, 0, "ABCD");
-  C(4, 10, "KLMN");           // 6 octets never captured before
+  C(4, 10, "KLMN");  // 6 octets never captured before
   C(5, 14, "OP");
   r_.Finish();
   ASSERT_EQ(Up().pieces.size(), 2u);
@@ -154,15 +155,16 @@ TEST_F(Reassembly, OctetsThePeerAcknowledgedButNeverCapturedAreAGapAtTheEnd) {
   r_.Finish();
   EXPECT_THAT(Up().gaps, ElementsAre(StreamGap{4, 5, 0}));
   ASSERT_EQ(r_.notes().size(), 1u);
-  EXPECT_EQ(r_.notes()[0].message, "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): 5 octets acknowledged by the peer "
-                                   "never captured at the end of the stream (seq 1005, stream offset 4)");
+  EXPECT_EQ(r_.notes()[0].message,
+            "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): 5 octets acknowledged by the peer "
+            "never captured at the end of the stream (seq 1005, stream offset 4)");
 }
 
 TEST_F(Reassembly, SequenceNumbersWrap) {
-  Handshake(0xFFFFFFF0u);   // data starts at 0xFFFFFFF1 and wraps after 15 octets
+  Handshake(0xFFFFFFF0u);  // data starts at 0xFFFFFFF1 and wraps after 15 octets
   C(3, 0, "0123456789");
-  C(4, 20, "KLMNOPQRST");   // beyond the wrap, out of order
-  C(5, 10, "ABCDEFGHIJ");   // across the wrap
+  C(4, 20, "KLMNOPQRST");  // beyond the wrap, out of order
+  C(5, 10, "ABCDEFGHIJ");  // across the wrap
   r_.Finish();
   EXPECT_EQ(Joined(Up()), Text("0123456789ABCDEFGHIJKLMNOPQRST"));
   EXPECT_THAT(Up().frames, ElementsAre(FrameMark{0, 3}, FrameMark{10, 5}, FrameMark{20, 4}));
@@ -170,14 +172,14 @@ TEST_F(Reassembly, SequenceNumbersWrap) {
 }
 
 TEST_F(Reassembly, WithoutTheHandshakeTheStreamStartsAtTheFirstSegment) {
-  isn_ = 77776;   // data at 77777
+  isn_ = 77776;  // data at 77777
   C(10, 0, "mid-");
   r_.Add(Segment(11, kServer, kClient, 42, kTcpAck, Text("reply"), 77781));
   C(12, 4, "stream");
   C(13, -3 + 0, "xyzmid");  // starts 3 octets before the first segment seen
   r_.Finish();
   const ReassembledConnection& c = r_.connections()[0];
-  EXPECT_EQ(c.client, kClient);   // the sender of the first segment seen
+  EXPECT_EQ(c.client, kClient);  // the sender of the first segment seen
   EXPECT_FALSE(Up().syn);
   EXPECT_EQ(Up().first_seq, 77777u);
   EXPECT_EQ(Joined(Up()), Text("mid-stream"));
@@ -185,15 +187,16 @@ TEST_F(Reassembly, WithoutTheHandshakeTheStreamStartsAtTheFirstSegment) {
   EXPECT_EQ(c.directions[1].first_seq, 42u);
   ASSERT_EQ(r_.notes().size(), 1u);
   EXPECT_EQ(r_.notes()[0].kind, ReassemblyNoteKind::kBeforeStart);
-  EXPECT_EQ(r_.notes()[0].message, "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 13: 3 octets at seq 77774 "
-                                   "lie before the start of the stream (seq 77777: the capture began after them) and "
-                                   "are ignored");
+  EXPECT_EQ(r_.notes()[0].message,
+            "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 13: 3 octets at seq 77774 "
+            "lie before the start of the stream (seq 77777: the capture began after them) and "
+            "are ignored");
 }
 
 TEST_F(Reassembly, FinRstAndOctetsAfterTheFin) {
   Handshake();
   C(3, 0, "ABC", kTcpAck | kTcpFin);
-  C(4, 3, "DEF");             // after the FIN
+  C(4, 3, "DEF");  // after the FIN
   r_.Add(Segment(5, kServer, kClient, 5001, kTcpRst | kTcpAck, Text("reset reason"), 1005));
   r_.Finish();
   EXPECT_EQ(Joined(Up()), Text("ABC"));
@@ -201,7 +204,7 @@ TEST_F(Reassembly, FinRstAndOctetsAfterTheFin) {
   EXPECT_EQ(Up().fin_frame, 3u);
   const DirectionStream& down = r_.connections()[0].directions[1];
   EXPECT_EQ(down.rst_frame, 5u);
-  EXPECT_TRUE(down.pieces.empty());   // an RST's payload is no stream data
+  EXPECT_TRUE(down.pieces.empty());  // an RST's payload is no stream data
   EXPECT_THAT(Notes(), ElementsAre("connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 4: 3 octets after the FIN "
                                    "(seq 1004, stream offset 3, FIN in frame 3) ignored"));
 }
@@ -209,7 +212,7 @@ TEST_F(Reassembly, FinRstAndOctetsAfterTheFin) {
 TEST_F(Reassembly, KeepAlivesAreIgnored) {
   Handshake();
   C(3, 0, "ABCD");
-  C(4, 3, std::string(1, '\0'));   // one octet already received, content meaningless
+  C(4, 3, std::string(1, '\0'));  // one octet already received, content meaningless
   r_.Finish();
   EXPECT_EQ(Joined(Up()), Text("ABCD"));
   EXPECT_TRUE(r_.notes().empty());
@@ -219,11 +222,11 @@ TEST(ReassemblyCap, OutOfOrderOctetsBeyondTheCapAreDroppedFurthestFirst) {
   TcpReassembler r(ReassemblyOptions{10});
   r.Add(Segment(1, kClient, kServer, 100, kTcpSyn, {}));
   const wire::Bytes a = Text("AAAAAA"), b = Text("BBBBBB"), head = Text("0123");
-  r.Add(Segment(2, kClient, kServer, 101 + 10, kTcpAck, a));   // offsets 10..15
-  r.Add(Segment(3, kClient, kServer, 101 + 20, kTcpAck, b));   // 20..25: 12 waiting, 2 over the cap
+  r.Add(Segment(2, kClient, kServer, 101 + 10, kTcpAck, a));  // offsets 10..15
+  r.Add(Segment(3, kClient, kServer, 101 + 20, kTcpAck, b));  // 20..25: 12 waiting, 2 over the cap
   EXPECT_EQ(r.Waiting(0, 0), 10u);
   EXPECT_EQ(r.FirstWaitingFrame(0, 0), 2u);
-  r.Add(Segment(4, kClient, kServer, 101, kTcpAck, head));     // 0..3
+  r.Add(Segment(4, kClient, kServer, 101, kTcpAck, head));  // 0..3
   r.Finish();
   const DirectionStream& d = r.connections()[0].directions[0];
   ASSERT_EQ(d.pieces.size(), 3u);
@@ -231,8 +234,9 @@ TEST(ReassemblyCap, OutOfOrderOctetsBeyondTheCapAreDroppedFurthestFirst) {
   EXPECT_EQ(d.pieces[2].octets, Text("BBBB"));
   ASSERT_GE(r.notes().size(), 1u);
   EXPECT_EQ(r.notes()[0].kind, ReassemblyNoteKind::kBufferFull);
-  EXPECT_EQ(r.notes()[0].message, "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 3: out-of-order buffer full "
-                                   "(10 octets waiting): 2 octets from seq 125, stream offset 24 on dropped");
+  EXPECT_EQ(r.notes()[0].message,
+            "connection 0 (10.0.0.1:49152 -> 10.0.0.2:5040): frame 3: out-of-order buffer full "
+            "(10 octets waiting): 2 octets from seq 125, stream offset 24 on dropped");
   EXPECT_EQ(r.notes()[0].offset, 24u);
   EXPECT_EQ(r.notes()[0].length, 2u);
 }
@@ -241,13 +245,13 @@ TEST(ReassemblyConnections, ANewSynOnTheSameFourTupleIsANewConnection) {
   TcpReassembler r;
   const wire::Bytes one = Text("first"), two = Text("second");
   r.Add(Segment(1, kClient, kServer, 10, kTcpSyn, {}));
-  r.Add(Segment(2, kClient, kServer, 10, kTcpSyn, {}));   // the same SYN again
+  r.Add(Segment(2, kClient, kServer, 10, kTcpSyn, {}));  // the same SYN again
   r.Add(Segment(3, kClient, kServer, 11, kTcpAck, one));
   r.Add(Segment(4, kClient, kServer, 9000, kTcpSyn, {}));
   r.Add(Segment(5, kServer, kClient, 300, kTcpSyn | kTcpAck, {}, 9001));
   r.Add(Segment(6, kClient, kServer, 9001, kTcpAck, two));
   const Endpoint other = Ep(V6(7), 1234);
-  r.Add(Segment(7, kServer, other, 1, kTcpSyn | kTcpAck, {}, 1));   // a SYN-ACK first: its destination is the client
+  r.Add(Segment(7, kServer, other, 1, kTcpSyn | kTcpAck, {}, 1));  // a SYN-ACK first: its destination is the client
   r.Finish();
   ASSERT_EQ(r.connections().size(), 3u);
   EXPECT_EQ(Joined(r.connections()[0].directions[0]), one);
@@ -288,25 +292,25 @@ TEST(ReassemblyStreaming, OctetsGoToTheListenerAndOnlyTheHistoryIsKept) {
   r.SetListener(&l);
   const wire::Bytes a = Text("0123456789"), b = Text("abcdefghij"), c = Text("ABCDEFGHIJ");
   r.Add(Segment(1, kClient, kServer, 100, kTcpSyn, {}));
-  r.Add(Segment(2, kClient, kServer, 111, kTcpAck, b));   // offsets 10..19: wait
+  r.Add(Segment(2, kClient, kServer, 111, kTcpAck, b));  // offsets 10..19: wait
   EXPECT_EQ(r.buffered_octets(), 10u);
   EXPECT_EQ(r.FirstWaitingFrame(0, 0), 2u);
-  r.Add(Segment(3, kClient, kServer, 101, kTcpAck, a));   // 0..9, then 10..19 follow
-  r.Add(Segment(4, kClient, kServer, 121, kTcpAck, c));   // 20..29
+  r.Add(Segment(3, kClient, kServer, 101, kTcpAck, a));  // 0..9, then 10..19 follow
+  r.Add(Segment(4, kClient, kServer, 121, kTcpAck, c));  // 20..29
   EXPECT_EQ(l.octets, "0123456789abcdefghijABCDEFGHIJ");
   EXPECT_THAT(l.frames, ElementsAre(3, 2, 4));
   EXPECT_TRUE(r.connections()[0].directions[0].pieces.empty());
   EXPECT_LE(r.buffered_octets(), 2 * o.history);
   EXPECT_EQ(r.FirstWaitingFrame(0, 0), 0u);
-  r.Add(Segment(5, kClient, kServer, 101, kTcpAck, Text("zz")));    // 0..1, long gone: said once
-  r.Add(Segment(6, kClient, kServer, 103, kTcpAck, Text("zz")));    // not again
-  r.Add(Segment(7, kClient, kServer, 129, kTcpAck, Text("!")));     // 28: differs from frame 4's 'I'
+  r.Add(Segment(5, kClient, kServer, 101, kTcpAck, Text("zz")));  // 0..1, long gone: said once
+  r.Add(Segment(6, kClient, kServer, 103, kTcpAck, Text("zz")));  // not again
+  r.Add(Segment(7, kClient, kServer, 129, kTcpAck, Text("!")));   // 28: differs from frame 4's 'I'
   r.Finish();
   ASSERT_EQ(r.notes().size(), 2u);
   EXPECT_EQ(r.notes()[0].kind, ReassemblyNoteKind::kBeyondHistory);
   EXPECT_EQ(r.notes()[1].kind, ReassemblyNoteKind::kConflictingOverlap);
   EXPECT_THAT(r.notes()[1].message, ::testing::HasSubstr("copy in frame 4"));
-  EXPECT_GE(r.peak_buffered_octets(), 10u);   // the out-of-order wait counts
+  EXPECT_GE(r.peak_buffered_octets(), 10u);  // the out-of-order wait counts
   EXPECT_LE(r.peak_buffered_octets(), 2 * o.history + 10);
 }
 

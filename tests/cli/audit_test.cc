@@ -10,9 +10,9 @@
 //   RDMAPCT_UPDATE_GOLDEN=1 build/tests/cli_test --gtest_filter='AuditGolden.*'
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -186,7 +186,6 @@ TEST(AuditErrors, TruncatedCapturesNeverCrash) {
   }
 }
 
-
 // --as-case: the script replays the captured Initiator side; the target
 // that was captured (the reference) passes it, a target answering with
 // another Terminate code fails it (R5040-7.1-02: the captured Terminate is
@@ -203,8 +202,8 @@ TEST(ReplayAsCase, ScriptPassesOnTheCapturedTargetAndFailsOnAFaultyOne) {
   const Outcome ok = Rdmapct("conform --profile rfc5040 --script " + Quote(script.string()));
   EXPECT_EQ(ok.status, 0) << ok.out << ok.err;
   EXPECT_THAT(ok.out, HasSubstr("1 cases: 1 pass"));
-  const Outcome bad =
-      Rdmapct("conform --profile rfc5040 --target 'reference?fault=wrong-terminate-code' --script " + Quote(script.string()));
+  const Outcome bad = Rdmapct("conform --profile rfc5040 --target 'reference?fault=wrong-terminate-code' --script " +
+                              Quote(script.string()));
   EXPECT_EQ(bad.status, 1) << bad.out;
   EXPECT_THAT(bad.out, HasSubstr("FAIL"));
 }

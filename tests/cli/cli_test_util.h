@@ -52,16 +52,17 @@ struct Outcome {
 inline Outcome RunRdmapctIn(const std::string& args, const std::filesystem::path& cwd,
                             const std::string& stdin_data = "") {
   static int counter = 0;
-  const std::filesystem::path base = std::filesystem::temp_directory_path() /
-                                     ("rdmapct_cli_test." + std::to_string(::getpid()) + "." + std::to_string(++counter));
+  const std::filesystem::path base =
+      std::filesystem::temp_directory_path() /
+      ("rdmapct_cli_test." + std::to_string(::getpid()) + "." + std::to_string(++counter));
   const std::filesystem::path err_path = base.string() + ".stderr", in_path = base.string() + ".stdin";
   std::string in = "/dev/null";
   if (!stdin_data.empty()) {
     WriteFile(in_path, stdin_data);
     in = in_path.string();
   }
-  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " <" +
-                          Quote(in) + " 2>" + Quote(err_path.string());
+  const std::string cmd = "cd " + Quote(cwd.string()) + " && " + Quote(RDMAPCT_BINARY) + " " + args + " <" + Quote(in) +
+                          " 2>" + Quote(err_path.string());
   Outcome r;
   if (std::FILE* p = popen(cmd.c_str(), "r")) {
     char buf[65536];

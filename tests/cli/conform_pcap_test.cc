@@ -9,8 +9,8 @@
 // directions if either side sets M (decisions D-G3).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -36,8 +36,8 @@
 namespace rdmapct::cli {
 namespace {
 
-using test_util::ReadFile;
 using test_util::Quote;
+using test_util::ReadFile;
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -98,9 +98,10 @@ TEST(ConformPcap, PcapDirWritesOneCaptureOfEveryCase) {
 TEST(ConformPcap, FailureCaptureGoesNextToTheReportAndTheConsoleNamesIt) {
   const fs::path dir = Fresh("next-to-report");
   fs::create_directories(dir / "out");
-  const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/*' --report out/r.html "
-                            "--json out/r.json",
-                            dir);
+  const Outcome r = Rdmapct(
+      "conform --fault skip-access-rights-check --case 'rfc5040/7.2/*' --report out/r.html "
+      "--json out/r.json",
+      dir);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   // Exactly the cases that failed (or erred) after exchanging frames.
   const nlohmann::json j = nlohmann::json::parse(ReadFile(dir / "out/r.json"));
@@ -123,8 +124,8 @@ TEST(ConformPcap, FailureCaptureGoesNextToTheReportAndTheConsoleNamesIt) {
 
 TEST(ConformPcap, FailureCaptureGoesToTheCurrentDirectoryWithoutReports) {
   const fs::path dir = Fresh("cwd");
-  const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case rfc5040/7.2/write-to-read-only-region",
-                            dir);
+  const Outcome r =
+      Rdmapct("conform --fault skip-access-rights-check --case rfc5040/7.2/write-to-read-only-region", dir);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("pcap: rdmapct-failures/rfc5040_7.2_write-to-read-only-region.pcap\n"));
   EXPECT_TRUE(fs::exists(dir / "rdmapct-failures/rfc5040_7.2_write-to-read-only-region.pcap"));
@@ -132,8 +133,8 @@ TEST(ConformPcap, FailureCaptureGoesToTheCurrentDirectoryWithoutReports) {
 
 TEST(ConformPcap, WithPcapDirTheFailureIsNamedThere) {
   const fs::path dir = Fresh("fail-pcap-dir");
-  const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/write-*' --pcap-dir caps",
-                            dir);
+  const Outcome r =
+      Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/write-*' --pcap-dir caps", dir);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("pcap: caps/rfc5040_7.2_write-to-read-only-region.pcap\n"));
   EXPECT_GT(PcapFiles(dir / "caps").size(), 1u);  // passing cases too
@@ -160,8 +161,8 @@ TEST(ConformPcap, UnwritablePcapDirIsAUsageErrorBeforeRunning) {
 TEST(ConformPcap, UnwritableFailureCaptureIsReportedAndKeepsTheVerdictStatus) {
   const fs::path dir = Fresh("blocked");
   std::ofstream(dir / "rdmapct-failures") << "a file where the directory should go";
-  const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case rfc5040/7.2/write-to-read-only-region",
-                            dir);
+  const Outcome r =
+      Rdmapct("conform --fault skip-access-rights-check --case rfc5040/7.2/write-to-read-only-region", dir);
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("rdmapct conform: error: captures of failing cases: rdmapct-failures: cannot create the "
                                "capture directory"));
@@ -184,9 +185,8 @@ std::string Mpa(bool reply, unsigned rev, bool crc, bool marker, bool reject, un
 }
 
 std::string Term(unsigned layer, unsigned etype, unsigned code, bool m, bool d, bool r, unsigned seglen) {
-  return std::to_string(layer) + "/" + std::to_string(etype) + "/" + std::to_string(code) + " m=" +
-         std::to_string(m) + " d=" + std::to_string(d) + " r=" + std::to_string(r) + " seglen=" +
-         std::to_string(seglen);
+  return std::to_string(layer) + "/" + std::to_string(etype) + "/" + std::to_string(code) + " m=" + std::to_string(m) +
+         " d=" + std::to_string(d) + " r=" + std::to_string(r) + " seglen=" + std::to_string(seglen);
 }
 
 // Key: (client port, from target?).
@@ -228,8 +228,10 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : s) {
-    if (c == sep) out.push_back(std::exchange(cur, {}));
-    else cur += c;
+    if (c == sep)
+      out.push_back(std::exchange(cur, {}));
+    else
+      cur += c;
   }
   out.push_back(cur);
   return out;
@@ -238,9 +240,9 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 unsigned Num(const std::string& s) { return s.empty() ? 0u : static_cast<unsigned>(std::stoul(s, nullptr, 0)); }
 
 constexpr const char* kFields[] = {
-    "tcp.srcport", "tcp.dstport", "iwarp_mpa.key.req", "iwarp_mpa.key.rep", "iwarp_mpa.rev",
-    "iwarp_mpa.crc_flag", "iwarp_mpa.marker_flag", "iwarp_mpa.rej_flag", "iwarp_mpa.pdlength",
-    "iwarp_rdma.opcode", "iwarp_ddp.qn", "iwarp_ddp.msn", "iwarp_rdma.term_layer",
+    "tcp.srcport", "tcp.dstport", "iwarp_mpa.key.req", "iwarp_mpa.key.rep", "iwarp_mpa.rev", "iwarp_mpa.crc_flag",
+    "iwarp_mpa.marker_flag", "iwarp_mpa.rej_flag", "iwarp_mpa.pdlength", "iwarp_rdma.opcode", "iwarp_ddp.qn",
+    "iwarp_ddp.msn", "iwarp_rdma.term_layer",
     // The Terminate EType / Error Code are one field per layer (and per
     // buffer model for DDP); exactly one of each group is present.
     "iwarp_rdma.term_etype_rdma", "iwarp_rdma.term_etype_ddp", "iwarp_rdma.term_etype_llp",
@@ -251,7 +253,8 @@ constexpr const char* kFields[] = {
 // What tshark dissected, per direction. Per packet a field may occur several
 // times (several FPDUs in one segment); occurrences keep their order.
 Directions FromTshark(const fs::path& pcap, std::string& raw_output) {
-  std::string cmd = "tshark -n -r " + Quote(pcap.string()) + " -T fields -E occurrence=a -E aggregator=';' -E separator='|'";
+  std::string cmd =
+      "tshark -n -r " + Quote(pcap.string()) + " -T fields -E occurrence=a -E aggregator=';' -E separator='|'";
   for (const char* f : kFields) cmd += std::string(" -e ") + f;
   raw_output.clear();
   // Every capture holds at least the MPA Request, so empty output means
@@ -272,9 +275,7 @@ Directions FromTshark(const fs::path& pcap, std::string& raw_output) {
     const unsigned src = Num(f[0]), dst = Num(f[1]);
     const bool from_target = src == 5040;
     Seen& s = out[{from_target ? dst : src, from_target}];
-    const auto at = [&](const char* field, std::size_t i) {
-      return i < v[field].size() ? v[field][i] : std::string();
-    };
+    const auto at = [&](const char* field, std::size_t i) { return i < v[field].size() ? v[field][i] : std::string(); };
     const std::size_t mpa = v["iwarp_mpa.rev"].size();
     for (std::size_t i = 0; i < mpa; ++i) {
       s.mpa.push_back(Mpa(!v["iwarp_mpa.key.rep"].empty(), Num(at("iwarp_mpa.rev", i)),
@@ -292,8 +293,8 @@ Directions FromTshark(const fs::path& pcap, std::string& raw_output) {
         }
         return ~0u;
       };
-      const unsigned etype = first({"iwarp_rdma.term_etype_rdma", "iwarp_rdma.term_etype_ddp",
-                                    "iwarp_rdma.term_etype_llp"});
+      const unsigned etype =
+          first({"iwarp_rdma.term_etype_rdma", "iwarp_rdma.term_etype_ddp", "iwarp_rdma.term_etype_llp"});
       const unsigned code = first({"iwarp_rdma.term_errcode_rdma", "iwarp_rdma.term_errcode_ddp_tagged",
                                    "iwarp_rdma.term_errcode_ddp_untagged", "iwarp_rdma.term_errcode_llp"});
       // DDP Segment Length is an FT_BYTES field: hex digits.
@@ -329,7 +330,8 @@ TEST(ConformPcapTshark, WiresharkDecodesWhatRdmapctReported) {
       ASSERT_NE(it, got.end()) << "port " << key.first << (key.second ? " from" : " to") << " target\n"
                                << tshark_output;
       const Seen& g = it->second;
-      const std::string where = "port " + std::to_string(key.first) + (key.second ? " target->suite" : " suite->target");
+      const std::string where =
+          "port " + std::to_string(key.first) + (key.second ? " target->suite" : " suite->target");
       EXPECT_EQ(g.mpa, w.mpa) << where << "\n" << tshark_output;
       EXPECT_EQ(g.opcodes, w.opcodes) << where << "\n" << tshark_output;
       EXPECT_EQ(g.untagged, w.untagged) << where << "\n" << tshark_output;

@@ -4,9 +4,9 @@
 // fault switch), an unreachable TCP target and broken inputs.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -26,9 +26,9 @@
 namespace rdmapct::cli {
 namespace {
 
-using test_util::SourceDir;
-using test_util::ReadFile;
 using test_util::Quote;
+using test_util::ReadFile;
+using test_util::SourceDir;
 
 namespace fs = std::filesystem;
 using testing::HasSubstr;
@@ -90,8 +90,8 @@ TEST(ConformList, EmptySelectionIsAUsageError) {
 // ---- bad flags: one line, exit 2 ------------------------------------------------
 
 TEST(ConformUsage, BadFlagsExit2WithOneLine) {
-  for (const char* args : {"conform --bogus", "conform --profile rfc9999", "conform --level OFTEN",
-                           "conform --jobs 0", "conform --timeout -5", "conform --script /nonexistent/x.textproto",
+  for (const char* args : {"conform --bogus", "conform --profile rfc9999", "conform --level OFTEN", "conform --jobs 0",
+                           "conform --timeout -5", "conform --script /nonexistent/x.textproto",
                            "conform --list --coverage", "conform --case", "conform --quirk little-endian"}) {
     const Outcome r = Rdmapct(args);
     EXPECT_EQ(r.status, 2) << args;
@@ -107,13 +107,18 @@ TEST(ConformUsage, TargetAndFaultErrorsExit2BeforeRunning) {
     const char* message;
   };
   for (const Bad& b : {
-           Bad{"conform --fault no-such-fault", "rdmapct conform: error: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
+           Bad{"conform --fault no-such-fault",
+               "rdmapct conform: error: unknown fault \"no-such-fault\" (see rdmapct --list-faults)\n"},
            Bad{"conform --target tcp://127.0.0.1:9 --fault ignore-ird",
-               "rdmapct conform: error: --fault only applies to the reference target (got --target tcp://127.0.0.1:9)\n"},
+               "rdmapct conform: error: --fault only applies to the reference target (got --target "
+               "tcp://127.0.0.1:9)\n"},
            Bad{"conform --target nowhere", "rdmapct conform: error: target nowhere: unknown target \"nowhere\""},
-           Bad{"conform --target 'reference?colour=blue'", "rdmapct conform: error: target reference?colour=blue: unknown reference option"},
-           Bad{"conform --json /nonexistent/dir/r.json", "rdmapct conform: error: --json /nonexistent/dir/r.json: directory"},
-           Bad{"conform --pcap-dir /dev/null/x", "rdmapct conform: error: --pcap-dir /dev/null/x: cannot create the directory"},
+           Bad{"conform --target 'reference?colour=blue'",
+               "rdmapct conform: error: target reference?colour=blue: unknown reference option"},
+           Bad{"conform --json /nonexistent/dir/r.json",
+               "rdmapct conform: error: --json /nonexistent/dir/r.json: directory"},
+           Bad{"conform --pcap-dir /dev/null/x",
+               "rdmapct conform: error: --pcap-dir /dev/null/x: cannot create the directory"},
        }) {
     const Outcome r = Rdmapct(b.args);
     EXPECT_EQ(r.status, 2) << b.args;
@@ -198,7 +203,10 @@ TEST(ConformRun, ReferenceTargetPassesAndWritesEveryReport) {
   // (commit/ under the default profile): look at the first case that ran.
   const nlohmann::json* ran = nullptr;
   for (const nlohmann::json& c : j["cases"])
-    if (c["verdict"] == "pass") { ran = &c; break; }
+    if (c["verdict"] == "pass") {
+      ran = &c;
+      break;
+    }
   ASSERT_NE(ran, nullptr);
   // A passing case's frames stay out of the JSON without -v (compact
   // report), but are counted.
@@ -219,7 +227,8 @@ TEST(ConformRun, ReferenceTargetPassesAndWritesEveryReport) {
   const std::string xml = ReadFile(junit);
   EXPECT_THAT(xml, StartsWith("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
   std::size_t testcases = 0;
-  for (std::size_t at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) ++testcases;
+  for (std::size_t at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1))
+    ++testcases;
   EXPECT_EQ(testcases, Cases().size());
   EXPECT_THAT(xml, HasSubstr("failures=\"0\" errors=\"0\""));
 
@@ -244,8 +253,8 @@ TEST(ConformRun, InitiatorCasesRunAgainstTheInProcessReference) {
 
 TEST(ConformRun, FaultyReferenceFailsTheCaseThatCitesTheRule) {
   const fs::path html = TempDir() / "fault.html";
-  const Outcome r = Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/*' --report " +
-                            Quote(html.string()));
+  const Outcome r =
+      Rdmapct("conform --fault skip-access-rights-check --case 'rfc5040/7.2/*' --report " + Quote(html.string()));
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("  FAIL   rfc5040/7.2/write-to-read-only-region  "));
   const std::string reproduce =
@@ -286,8 +295,8 @@ TEST(ConformRun, VerboseShowsDecodedAndHexDumpedFrames) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("frames:\n"));
   EXPECT_THAT(r.out, HasSubstr("suite->target MPA Request @0"));
-  EXPECT_THAT(r.out, HasSubstr("MPA ID Req Frame"));          // hex dump ASCII column
-  EXPECT_THAT(r.out, HasSubstr("DDP Control: 0x"));           // decoded field tree
+  EXPECT_THAT(r.out, HasSubstr("MPA ID Req Frame"));  // hex dump ASCII column
+  EXPECT_THAT(r.out, HasSubstr("DDP Control: 0x"));   // decoded field tree
 }
 
 TEST(ConformRun, UnreachableTargetIsExit2) {

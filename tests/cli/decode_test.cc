@@ -8,9 +8,9 @@
 //   RDMAPCT_UPDATE_GOLDEN=1 build/tests/cli_test --gtest_filter='DecodeGolden.*'
 // and review the diff.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -34,9 +34,9 @@
 namespace rdmapct::cli {
 namespace {
 
-using test_util::SourceDir;
-using test_util::ReadFile;
 using test_util::Quote;
+using test_util::ReadFile;
+using test_util::SourceDir;
 using test_util::WriteFile;
 
 namespace fs = std::filesystem;
@@ -119,7 +119,7 @@ TEST(DecodeGolden, EveryExampleStreamMatchesItsGoldenText) {
     SCOPED_TRACE(s.filename().string());
     const std::string line = DecodeLine(s);
     ASSERT_FALSE(line.empty()) << "no '# Decode:' line";
-    const RunResult r = Rdmapct("decode " + line);   // exactly the documented command
+    const RunResult r = Rdmapct("decode " + line);  // exactly the documented command
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err, "");
     const fs::path golden = fs::path(SourceDir()) / "tests" / "cli" / "golden" / (s.stem().string() + ".txt");
@@ -136,7 +136,7 @@ TEST(DecodeGolden, ReadmeMainCommand) {
   const RunResult r = Rdmapct("decode --mpa --markers off --crc on examples/streams/all-opcodes-commit.hex");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  EXPECT_EQ(r.Frames(), 19);   // the Request Frame and one FPDU for each of the 18 opcodes
+  EXPECT_EQ(r.Frames(), 19);  // the Request Frame and one FPDU for each of the 18 opcodes
 }
 
 // ---- every opcode, by name, in each profile -------------------------------------------
@@ -229,7 +229,7 @@ TEST(DecodeJson, MarkersAndResponderAdvertisement) {
   for (const auto& frame : mj["frames"]) {
     if (const auto* ms = Find(frame, "Markers")) {
       for (const auto& mk : (*ms)["children"]) {
-        EXPECT_EQ((mk["offset"].get<uint64_t>() - 24) % 512, 0u);   // SeqStart = 24, after the Request Frame
+        EXPECT_EQ((mk["offset"].get<uint64_t>() - 24) % 512, 0u);  // SeqStart = 24, after the Request Frame
         const auto& ptr = Get(mk, "FPDUPTR");
         EXPECT_EQ(ptr["number"].get<uint64_t>(),
                   mk["offset"].get<uint64_t>() == Get(frame, "MPA FPDU")["offset"].get<uint64_t>()
@@ -265,7 +265,7 @@ TEST(DecodeFraming, MarkersOnAndOff) {
 
 TEST(DecodeFraming, CrcOnAndOff) {
   Bytes octets = StreamOctets("all-opcodes-rfc5040");
-  octets[24 + 36 + 52 - 1] ^= 0xFF;   // last CRC octet of frame 3 (RDMA Read Request)
+  octets[24 + 36 + 52 - 1] ^= 0xFF;  // last CRC octet of frame 3 (RDMA Read Request)
   const std::string file = TempFile("crc_off.bin", octets);
   const RunResult off = Rdmapct("decode --crc off " + Quote(file));
   EXPECT_EQ(off.status, 0) << off.err;
@@ -295,7 +295,7 @@ TEST(DecodeInput, BinaryFileStdinAndHexArgumentGiveTheSameFrames) {
   const Bytes octets = StreamOctets("all-opcodes-rfc7306");
   const RunResult ref = Rdmapct("decode examples/streams/all-opcodes-rfc7306.hex");
   ASSERT_EQ(ref.status, 0);
-  const RunResult bin = Rdmapct("decode " + Quote(TempFile("stream_no_ext", octets)));   // sniffed as binary
+  const RunResult bin = Rdmapct("decode " + Quote(TempFile("stream_no_ext", octets)));  // sniffed as binary
   EXPECT_EQ(bin.out, ref.out);
   const RunResult in = Rdmapct("decode --format binary -", std::string(octets.begin(), octets.end()));
   EXPECT_EQ(in.out, ref.out);
@@ -315,7 +315,7 @@ TEST(DecodeInput, VerboseDumpsEveryPayloadOctet) {
   EXPECT_NE(brief.out.find("more octets (-v shows all)"), std::string::npos);
   const RunResult all = Rdmapct("decode -v --markers on examples/streams/multi-segment.hex");
   EXPECT_EQ(all.out.find("more octets"), std::string::npos);
-  EXPECT_NE(all.out.find("00e0  "), std::string::npos);   // the last row of a 238-octet payload
+  EXPECT_NE(all.out.find("00e0  "), std::string::npos);  // the last row of a 238-octet payload
 }
 
 // ---- bad input --------------------------------------------------------------------------
@@ -328,14 +328,15 @@ TEST(DecodeErrors, BadHexDigitAndOddCount) {
   const std::string file = TempFile("odd.hex", Bytes{'#', ' ', 'x', '\n', '4', 'd', ' ', '5'});
   const RunResult odd = Rdmapct("decode " + Quote(file));
   EXPECT_EQ(odd.status, 1);
-  EXPECT_EQ(odd.err, "rdmapct decode: error: odd number of hex digits (3), the last one at offset 7 (line 2, column 4) in " +
-                         file + "\n");
+  EXPECT_EQ(odd.err,
+            "rdmapct decode: error: odd number of hex digits (3), the last one at offset 7 (line 2, column 4) in " +
+                file + "\n");
 }
 
 // REQ R5044-6-04: the stream ends inside an FPDU; everything before is printed.
 TEST(DecodeErrors, TruncatedFpduAfterTheFramesBeforeIt) {
   Bytes octets = StreamOctets("all-opcodes-rfc5040");
-  octets.resize(octets.size() - 10);   // cut into the Terminate at offset 276
+  octets.resize(octets.size() - 10);  // cut into the Terminate at offset 276
   const RunResult r = Rdmapct("decode " + Quote(TempFile("trunc.bin", octets)));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.err, "rdmapct decode: error: truncated in FPDU at offset 276 (value 0x42)\n");
@@ -346,7 +347,7 @@ TEST(DecodeErrors, TruncatedFpduAfterTheFramesBeforeIt) {
 // REQ R5044-4.4-15: a bad CRC stops decoding at the CRC field's offset.
 TEST(DecodeErrors, BadCrcWithTheExactOffset_R5044_4_4_15) {
   Bytes octets = StreamOctets("all-opcodes-rfc5040");
-  octets[148 + 2 + 12] ^= 0x01;   // frame 5 (Send at offset 148): MSN 1 becomes 257
+  octets[148 + 2 + 12] ^= 0x01;  // frame 5 (Send at offset 148): MSN 1 becomes 257
   const std::string file = TempFile("badcrc.bin", octets);
   const RunResult r = Rdmapct("decode " + Quote(file));
   EXPECT_EQ(r.status, 1);
@@ -358,7 +359,7 @@ TEST(DecodeErrors, BadCrcWithTheExactOffset_R5044_4_4_15) {
                 "0x%08x (frame 5)\n",
                 received, computed);
   EXPECT_EQ(r.err, expect);
-  EXPECT_EQ(r.Frames(), 5);   // frames 1-4 and the bad FPDU itself
+  EXPECT_EQ(r.Frames(), 5);  // frames 1-4 and the bad FPDU itself
   EXPECT_NE(r.out.find("Frame 5: Send (QN 0, MSN 257, MO 0), FPDU at offset 148, 32 octets, CRC MISMATCH"),
             std::string::npos);
   // The JSON document stays valid after a fatal error and carries it.
@@ -390,9 +391,10 @@ TEST(DecodeErrors, BadMpaKey_R5044_7_1_1_03) {
   const RunResult r = Rdmapct("decode --handshake yes " + Quote(TempFile("badkey.bin", octets)));
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err,
-            "rdmapct decode: error: bad MPA key in Key (expected \"MPA ID Req Frame\" or \"MPA ID Rep Frame\") at offset 13 "
-            "(value 0x6f) (frame 1)\n");
+  EXPECT_EQ(
+      r.err,
+      "rdmapct decode: error: bad MPA key in Key (expected \"MPA ID Req Frame\" or \"MPA ID Rep Frame\") at offset 13 "
+      "(value 0x6f) (frame 1)\n");
 }
 
 TEST(DecodeErrors, UnknownOpcodesAreShownNotFatal) {
@@ -404,7 +406,12 @@ TEST(DecodeErrors, UnknownOpcodesAreShownNotFatal) {
                        "Response under rfc7306) [!]"),
             std::string::npos);
   // A 5-bit opcode nobody defines (0x1f) under commit, as a bare segment.
-  const std::string undefined = "415f" "00000000" "00000000" "00000001" "00000000";   // QN 0, MSN 1, MO 0
+  const std::string undefined =
+      "415f"
+      "00000000"
+      "00000000"
+      "00000001"
+      "00000000";  // QN 0, MSN 1, MO 0
   const RunResult u = Rdmapct("decode --ddp --hex " + undefined);
   EXPECT_EQ(u.status, 0) << u.err;
   EXPECT_NE(u.out.find("Frame 1: Unknown opcode 0x1f"), std::string::npos);
@@ -412,8 +419,9 @@ TEST(DecodeErrors, UnknownOpcodesAreShownNotFatal) {
 
 TEST(DecodeErrors, UndecodableSegmentThenExit1) {
   // A Read Request header cut after 2 octets of SinkSTag.
-  const RunResult r = Rdmapct("decode --ddp --hex 'c1400000000000000000000000000011 # write\n"
-                        "414100000000000000010000000100000000 aa01'");
+  const RunResult r = Rdmapct(
+      "decode --ddp --hex 'c1400000000000000000000000000011 # write\n"
+      "414100000000000000010000000100000000 aa01'");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.Frames(), 2);
   EXPECT_EQ(r.err, "rdmapct decode: error: truncated in SinkSTag at offset 34 (value 0x2) (frame 2)\n");
@@ -425,8 +433,8 @@ TEST(DecodeUsage, UnreadableInputAndBadFlagsExit2) {
   EXPECT_EQ(Rdmapct("decode /nonexistent/stream.hex").status, 2);
   EXPECT_EQ(Rdmapct("decode /nonexistent/stream.hex").err,
             "rdmapct decode: error: cannot read /nonexistent/stream.hex: No such file or directory\n");
-  EXPECT_EQ(Rdmapct("decode").status, 2);   // no input
-  EXPECT_EQ(Rdmapct("decode --hex 00 examples/streams/ddp-segments.hex").status, 2);   // two inputs
+  EXPECT_EQ(Rdmapct("decode").status, 2);                                             // no input
+  EXPECT_EQ(Rdmapct("decode --hex 00 examples/streams/ddp-segments.hex").status, 2);  // two inputs
   EXPECT_EQ(Rdmapct("decode --crc maybe examples/streams/ddp-segments.hex").status, 2);
   EXPECT_EQ(Rdmapct("decode --profile rfc9999 examples/streams/ddp-segments.hex").status, 2);
   EXPECT_EQ(Rdmapct("decode --mpa --ddp examples/streams/ddp-segments.hex").status, 2);

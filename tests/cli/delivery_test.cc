@@ -31,9 +31,7 @@ Outcome Rdmapct(const std::string& args, const fs::path& cwd = SourceDir()) {
   return test_util::RunRdmapctIn(args, cwd);
 }
 
-fs::path TempRoot() {
-  return fs::path(::testing::TempDir()) / ("rdmapct_delivery_test." + std::to_string(::getpid()));
-}
+fs::path TempRoot() { return fs::path(::testing::TempDir()) / ("rdmapct_delivery_test." + std::to_string(::getpid())); }
 
 fs::path Fresh(const std::string& name) {
   const fs::path dir = TempRoot() / name;
@@ -99,8 +97,8 @@ TEST(DeliveryCli, ManPageIsGeneratedFromTheCliDefinitions) {
   const Outcome man = Rdmapct("help --man");
   EXPECT_EQ(man.status, 0);
   EXPECT_THAT(man.out, StartsWith(".TH RDMAPCT 1 "));
-  for (const char* s : {".SS \"rdmapct conform\"", ".SS \"rdmapct fuzz repro\"", "\\-\\-profile", "RDMAPCT_DATA_DIR",
-                        "Exit status"}) {
+  for (const char* s :
+       {".SS \"rdmapct conform\"", ".SS \"rdmapct fuzz repro\"", "\\-\\-profile", "RDMAPCT_DATA_DIR", "Exit status"}) {
     EXPECT_THAT(man.out, HasSubstr(s)) << s;
   }
   const fs::path built = fs::path(RDMAPCT_BINARY).parent_path() / "rdmapct.1";
@@ -111,9 +109,9 @@ TEST(DeliveryCli, BashCompletionCompletesCommandsAndFlags) {
   const fs::path script = fs::path(RDMAPCT_BINARY).parent_path() / "rdmapct.bash-completion";
   ASSERT_TRUE(fs::exists(script));
   auto complete = [&](const std::string& words, int cword) {
-    const std::string cmd = "bash -c " + Quote("source " + Quote(script.string()) + "; COMP_WORDS=(" + words +
-                                               "); COMP_CWORD=" + std::to_string(cword) +
-                                               "; _rdmapct; printf '%s\\n' \"${COMPREPLY[@]}\"");
+    const std::string cmd =
+        "bash -c " + Quote("source " + Quote(script.string()) + "; COMP_WORDS=(" + words +
+                           "); COMP_CWORD=" + std::to_string(cword) + "; _rdmapct; printf '%s\\n' \"${COMPREPLY[@]}\"");
     std::string out;
     if (std::FILE* p = popen(cmd.c_str(), "r")) {
       char buf[4096];
@@ -222,8 +220,8 @@ TEST(DeliveryFixes, FuzzReproOfRandomOctetsIsOneLineWithoutProtobufLogs) {
 TEST(DeliveryFixes, FilesNamedByHelpExamplesExist) {
   const std::regex path_re(R"((?:^|[\s(`'"])((?:corpus|examples|pcaps|conformance|docs)/[A-Za-z0-9_.\-/]+))");
   std::set<std::string> checked;
-  for (const char* c : {"decode", "replay", "conform", "serve", "load", "fuzz", "fuzz show", "fuzz repro",
-                        "fuzz campaign"}) {
+  for (const char* c :
+       {"decode", "replay", "conform", "serve", "load", "fuzz", "fuzz show", "fuzz repro", "fuzz campaign"}) {
     const std::string help = Rdmapct(std::string(c) + " --help").out;
     for (std::sregex_iterator it(help.begin(), help.end(), path_re), end; it != end; ++it) {
       std::string p = (*it)[1];

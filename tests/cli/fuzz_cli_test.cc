@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_test_util.h"
@@ -85,8 +85,8 @@ TEST(FuzzRun, FindsAFaultAndItsScriptReproducesOnlyWithTheFault) {
   const Outcome show = RunRdmapctIn("fuzz show " + Quote((finding / "session.pb").string()), dir);
   EXPECT_EQ(show.status, 0);
   EXPECT_EQ(show.out, ReadFile(finding / "session.txt"));
-  const Outcome repro = RunRdmapctIn("fuzz repro " + Quote((finding / "session.txt").string()) +
-                                         " --fault wrong-terminate-code --out again", dir);
+  const Outcome repro = RunRdmapctIn(
+      "fuzz repro " + Quote((finding / "session.txt").string()) + " --fault wrong-terminate-code --out again", dir);
   EXPECT_EQ(repro.status, 1) << repro.out << repro.err;
   EXPECT_NE(repro.out.find("fails, the finding reproduces"), std::string::npos) << repro.out;
 }
@@ -120,8 +120,10 @@ TEST(FuzzRun, RunawaySessionIsCutAtItsCapAndReportedAsResource) {
 
 TEST(FuzzRun, ThreeFaultsGiveThreeFindingsEachReproduced) {
   const fs::path dir = Scratch("three");
-  const Outcome r = RunRdmapctIn("fuzz --target reference --fault ignore-ird --fault execute-misaligned-atomic "
-                                 "--fault read-responses-out-of-order --runs 6000 --out out", dir);
+  const Outcome r = RunRdmapctIn(
+      "fuzz --target reference --fault ignore-ird --fault execute-misaligned-atomic "
+      "--fault read-responses-out-of-order --runs 6000 --out out",
+      dir);
   ASSERT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("3 distinct findings,"), std::string::npos) << r.out;
   const auto stats = Json(dir / "out" / "stats.json");
@@ -243,7 +245,8 @@ TEST(FuzzCampaign, RunsDeduplicatesResumesAndReports) {
   const fs::path fdir = dir / f["dir"].get<std::string>();
   EXPECT_EQ(fs::file_size(fdir / "minimized"), 1u);
   EXPECT_NE(ReadFile(fdir / "reproduce.sh").find("minimized"), std::string::npos);
-  EXPECT_NE(stats["findings"].begin().key().find("heap-buffer-overflow < rdmapct::wire::DecodeThing"), std::string::npos)
+  EXPECT_NE(stats["findings"].begin().key().find("heap-buffer-overflow < rdmapct::wire::DecodeThing"),
+            std::string::npos)
       << stats["findings"].begin().key();
   EXPECT_NE(ReadFile(dir / "camp" / "summary.md").find("| fuzz_fake |"), std::string::npos);
   EXPECT_EQ(fs::exists(dir / "camp" / "corpus" / "fuzz_fake" / "seed0"), true);

@@ -104,7 +104,8 @@ class Child {
     while (std::chrono::steady_clock::now() < until) {
       const std::string status = ReadFile("/proc/" + std::to_string(pid_) + "/status");
       const std::size_t at = status.find("SigCgt:\t");
-      if (at != std::string::npos && (std::stoull(status.substr(at + 8, 16), nullptr, 16) >> (sig - 1)) & 1) return true;
+      if (at != std::string::npos && (std::stoull(status.substr(at + 8, 16), nullptr, 16) >> (sig - 1)) & 1)
+        return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return false;
@@ -152,8 +153,8 @@ struct Reports {
 };
 
 std::vector<std::string> ConformArgs(const SilentListener& target, const Reports& r, int timeout_ms) {
-  return {"conform",  "--target", target.Uri(),     "--keep-going", "--timeout", std::to_string(timeout_ms),
-          "--case",   "rfc5040/*", "--json",        r.json.string(), "--junit",  r.junit.string(),
+  return {"conform",  "--target",     target.Uri(), "--keep-going",  "--timeout", std::to_string(timeout_ms),
+          "--case",   "rfc5040/*",    "--json",     r.json.string(), "--junit",   r.junit.string(),
           "--report", r.html.string()};
 }
 

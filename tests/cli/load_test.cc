@@ -62,13 +62,14 @@ TEST(LoadCommand, SendsLargerThanTheBuffersAreAnError) {
   const Outcome r = Load("--target reference --op send --size 8192 --messages 8 --seconds 0");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "rdmapct load: error: the target posts 8 receive buffer(s) of 4096 octets: no room for "
-                   "8192-octet Sends\n");
+  EXPECT_EQ(r.err,
+            "rdmapct load: error: the target posts 8 receive buffer(s) of 4096 octets: no room for "
+            "8192-octet Sends\n");
 }
 
 TEST(LoadCommand, UsageErrorsAreOneLineAndExit2) {
-  for (const char* args : {"--target reference --op read", "--target reference --seconds 0",
-                           "--op write", "--target nosuch://x --messages 1"}) {
+  for (const char* args : {"--target reference --op read", "--target reference --seconds 0", "--op write",
+                           "--target nosuch://x --messages 1"}) {
     const Outcome r = Load(args);
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(r.out, "") << args;

@@ -12,9 +12,9 @@
 // and review the diff.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -36,9 +36,9 @@
 namespace rdmapct::cli {
 namespace {
 
-using test_util::SourceDir;
-using test_util::ReadFile;
 using test_util::Quote;
+using test_util::ReadFile;
+using test_util::SourceDir;
 using test_util::WriteFile;
 
 namespace fs = std::filesystem;
@@ -98,8 +98,10 @@ TEST(ReplayGolden, EverySampleCaptureMatchesItsGoldenText) {
     if (update) {
       fs::create_directories(golden.parent_path());
       WriteFile(golden.string() + ".txt", r.out);
-      if (!r.err.empty()) WriteFile(golden.string() + ".stderr", r.err);
-      else fs::remove(golden.string() + ".stderr");
+      if (!r.err.empty())
+        WriteFile(golden.string() + ".stderr", r.err);
+      else
+        fs::remove(golden.string() + ".stderr");
     }
     const std::string err = ReadFile(golden.string() + ".stderr");
     EXPECT_EQ(r.status, err.find("error: ") != std::string::npos ? 1 : 0);
@@ -149,9 +151,10 @@ struct ReportFrame {
 // The replayed capture holds exactly the MPA frames the runner recorded.
 TEST(ReplayRoundTrip, FindsEveryFrameTheRunnerRecorded) {
   const fs::path dir = Fresh("roundtrip");
-  const Outcome run = Rdmapct("conform --case 'rfc5040/7.2/*' --case 'rfc5044/4.3/*' --case 'rfc5044/5.2/*' "
-                              "--pcap-dir caps --json run.json -v",  // -v: the passing cases' frames too
-                              dir);
+  const Outcome run = Rdmapct(
+      "conform --case 'rfc5040/7.2/*' --case 'rfc5044/4.3/*' --case 'rfc5044/5.2/*' "
+      "--pcap-dir caps --json run.json -v",  // -v: the passing cases' frames too
+      dir);
   ASSERT_EQ(run.status, 0) << run.out << run.err;
   const nlohmann::json report = nlohmann::json::parse(ReadFile(dir / "run.json"));
   std::size_t cases = 0, frames = 0;
@@ -178,7 +181,9 @@ TEST(ReplayRoundTrip, FindsEveryFrameTheRunnerRecorded) {
     std::vector<ReportFrame> got;
     for (const auto& f : j["frames"]) {
       const std::string layer = f["children"][1]["name"];
-      const std::string kind = layer == "MPA Request Frame" ? "MPA Request" : layer == "MPA Reply Frame" ? "MPA Reply" : "FPDU";
+      const std::string kind = layer == "MPA Request Frame" ? "MPA Request"
+                               : layer == "MPA Reply Frame" ? "MPA Reply"
+                                                            : "FPDU";
       const bool from_target = f["direction"] == "Responder -> Initiator";
       got.push_back({f["connection"], from_target, kind, f["offset"], f["length"]});
       // Its capture frame is a segment of its direction that carries its first octet.
@@ -231,7 +236,7 @@ TEST(ReplayErrors, TruncatedFileDecodesWhatItHoldsThenOneErrorLineStatus1) {
   const fs::path sample = RunnerSample();
   ASSERT_FALSE(sample.empty());
   std::string octets = ReadFile(sample);
-  octets.resize(octets.size() - 30);   // inside the last packet
+  octets.resize(octets.size() - 30);  // inside the last packet
   WriteFile(dir / "cut.pcap", octets);
   const std::size_t packets = ReadCapture(sample).packets.size();
   const Outcome r = Rdmapct("replay cut.pcap --decode", dir);
@@ -264,8 +269,8 @@ TEST(ReplayErrors, BadFlagsAreStatus2) {
 TEST(ReplayErrors, ACaptureWithoutTcpIsAWarningNotAnError) {
   const fs::path dir = Fresh("empty");
   // A pcap file header (little-endian, Ethernet) and no packet.
-  const std::string header("\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00",
-                           24);
+  const std::string header(
+      "\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00", 24);
   WriteFile(dir / "empty.pcap", header);
   const Outcome r = Rdmapct("replay empty.pcap --decode", dir);
   EXPECT_EQ(r.status, 0);

@@ -216,15 +216,14 @@ TEST_P(ServeSameVerdicts, WholeSuiteOverTcpMatchesInProcess) {
   EXPECT_THAT(initiator.err(), HasSubstr("rdmapct serve: stopped: "));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Profiles, ServeSameVerdicts,
-    ::testing::Values(Config{wire::Profile::kRfc5040, {}}, Config{wire::Profile::kRfc7306, {}},
-                      Config{wire::Profile::kCommit, {}},
-                      Config{wire::Profile::kRfc5040, {"skip-bounds-check"}},
-                      Config{wire::Profile::kRfc7306, {"skip-access-rights-check"}},
-                      Config{wire::Profile::kCommit, {"terminate-without-terminated-header"}},
-                      Config{wire::Profile::kRfc5040, {"wrong-terminate-code"}}),
-    ConfigName);
+INSTANTIATE_TEST_SUITE_P(Profiles, ServeSameVerdicts,
+                         ::testing::Values(Config{wire::Profile::kRfc5040, {}}, Config{wire::Profile::kRfc7306, {}},
+                                           Config{wire::Profile::kCommit, {}},
+                                           Config{wire::Profile::kRfc5040, {"skip-bounds-check"}},
+                                           Config{wire::Profile::kRfc7306, {"skip-access-rights-check"}},
+                                           Config{wire::Profile::kCommit, {"terminate-without-terminated-header"}},
+                                           Config{wire::Profile::kRfc5040, {"wrong-terminate-code"}}),
+                         ConfigName);
 
 // One log line per connection and one per Terminate, then the summary;
 // SIGINT stops the server as SIGTERM does.
@@ -246,8 +245,10 @@ TEST(Serve, LogsOneLinePerConnectionAndTerminateAndStopsOnSigint) {
   std::size_t connections = 0, terminates = 0;
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     EXPECT_THAT(lines[i], StartsWith("[127.0.0.1:")) << lines[i];
-    if (lines[i].find(": Terminate ") != std::string::npos) ++terminates;
-    else ++connections;
+    if (lines[i].find(": Terminate ") != std::string::npos)
+      ++terminates;
+    else
+      ++connections;
   }
   const std::string last = lines.back();
   EXPECT_THAT(last, StartsWith("rdmapct serve: stopped: " + std::to_string(connections) + " connection(s) served"));

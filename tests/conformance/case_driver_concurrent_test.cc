@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "conformance/case_loader.h"
 #include "conformance/case_driver.h"
+#include "conformance/case_loader.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
 
@@ -23,9 +23,11 @@ std::string Explain(const CaseResult& r) {
 }
 
 CaseRun RunInline(const std::string& body, targets::ReferenceTargetConfig config = {}) {
-  CaseLoad load = ParseCaseFile("case { id: \"rfc5040/8.1.1/c\" title: \"c\" requirement: \"R5040-8.1.1-02\" "
-                                "level: MUST " + body + " }",
-                                "c.textproto", "rfc5040", "8.1.1");
+  CaseLoad load = ParseCaseFile(
+      "case { id: \"rfc5040/8.1.1/c\" title: \"c\" requirement: \"R5040-8.1.1-02\" "
+      "level: MUST " +
+          body + " }",
+      "c.textproto", "rfc5040", "8.1.1");
   EXPECT_TRUE(load.ok()) << (load.errors.empty() ? "" : load.errors.front());
   targets::InProcessConnector connector(std::make_shared<targets::ReferenceTarget>(config));
   return RunCase(load.cases.at(0), connector, CaseDriverOptions{});
@@ -59,7 +61,8 @@ TEST(SessionConcurrentTest, TargetWithoutTheFlagIsSkippedNamingIt) {
     needs { concurrent_connections: true }
     step { connect {} }
     step { connection: 1 connect {} }
-  )pb", config);
+  )pb",
+                                config);
   EXPECT_EQ(run.result.verdict, Verdict::kSkip) << Explain(run.result);
   EXPECT_NE(run.result.reason.find("concurrent connections (flag 0x0040)"), std::string::npos) << run.result.reason;
 }

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
-#include "conformance/case_loader.h"
 #include "conformance/case_driver.h"
+#include "conformance/case_loader.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
 
@@ -29,9 +29,9 @@ std::string Explain(const CaseResult& r) {
 }
 
 CaseRun RunInline(const std::string& body, targets::ReferenceTargetConfig config = {}) {
-  CaseLoad load = ParseCaseFile("case { id: \"rfc5040/5.1/f\" title: \"f\" requirement: \"R5040-5.1-01\" level: MUST " +
-                                    body + " }",
-                                "f.textproto", "rfc5040", "5.1");
+  CaseLoad load = ParseCaseFile(
+      "case { id: \"rfc5040/5.1/f\" title: \"f\" requirement: \"R5040-5.1-01\" level: MUST " + body + " }",
+      "f.textproto", "rfc5040", "5.1");
   EXPECT_TRUE(load.ok()) << (load.errors.empty() ? "" : load.errors.front());
   targets::InProcessConnector connector(std::make_shared<targets::ReferenceTarget>(config));
   return RunCase(load.cases.at(0), connector, CaseDriverOptions{});
@@ -61,7 +61,8 @@ TEST(SessionFeaturesTest, ReadAndWriteRtrAreAbsorbed) {
   for (const char* rtr : {"RTR_READ", "RTR_WRITE"}) {
     const CaseRun run = RunInline(std::string(R"pb(
       needs { region { role: RW } }
-      step { connect { rfc6581 { peer_to_peer: true rtr: )pb") + rtr + R"pb( } } }
+      step { connect { rfc6581 { peer_to_peer: true rtr: )pb") +
+                                  rtr + R"pb( } } }
       step { expect { timeout_ms: 100 nothing {} } }
       step { send { message { type: RDMA_READ_REQUEST remote { region: RW } length: 10 } } }
       step { expect { frame { type: RDMA_READ_RESPONSE fields { stag: 0x5157e000 l: 1 payload_length: 10 } } } }
@@ -90,7 +91,8 @@ TEST(SessionFeaturesTest, AnyOfTakesTheFirstMatchingAlternative) {
       alternative { timeout_ms: 100 closed {} } } } }
   )pb");
   EXPECT_EQ(none.result.verdict, Verdict::kFail) << Explain(none.result);
-  EXPECT_NE(none.result.reason.find("no alternative matched: 1) no Terminate"), std::string::npos) << none.result.reason;
+  EXPECT_NE(none.result.reason.find("no alternative matched: 1) no Terminate"), std::string::npos)
+      << none.result.reason;
 }
 
 TEST(SessionFeaturesTest, KeepMemoryCarriesWritesToTheNextConnection) {
@@ -172,7 +174,8 @@ TEST(SessionFeaturesTest, AnyOfMpaRepliesAndACloseInsteadOfAReply) {
     step { connect { revision: 0 crc: true request_markers: true } }
     step { expect { any_of { alternative { mpa_reply { accepted: true revision: 0 markers: true crc: true } }
                              alternative { mpa_reply { revision: 1 or_closed: true } } } } }
-  )pb", siw);
+  )pb",
+                                  siw);
   EXPECT_EQ(plain.result.verdict, Verdict::kFail) << Explain(plain.result);
 }
 

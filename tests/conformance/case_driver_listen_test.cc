@@ -6,9 +6,9 @@
 
 #include <chrono>
 
+#include "conformance/case_driver.h"
 #include "conformance/case_loader.h"
 #include "conformance/matchers.h"
-#include "conformance/case_driver.h"
 #include "reference/wire/mpa.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
@@ -79,7 +79,8 @@ TEST(SessionListen, UnaskedEnhancedRequestIsGradedNotSkipped) {
 TEST(SessionListen, WrongFirstFpduAfterPeerToPeerReplyFails) {
   targets::ReferenceTargetConfig c;
   c.faults.Add(model::Fault::kWrongRtrType);
-  const CaseRun run = RunAgainst(c, "step { listen { ask { rfc6581 { peer_to_peer: true } } reply { rtr: RTR_WRITE } } }");
+  const CaseRun run =
+      RunAgainst(c, "step { listen { ask { rfc6581 { peer_to_peer: true } } reply { rtr: RTR_WRITE } } }");
   EXPECT_EQ(run.result.verdict, Verdict::kFail);
   EXPECT_TRUE(Contains(run.result.reason, "not a negotiated RTR")) << run.result.reason;
 }
@@ -98,10 +99,12 @@ TEST(SessionListen, InitiatorThatNeverSendsItsFirstFpduIsBounded) {
 // silent suite costs no wall time and a shorter hold-back never fires it.
 TEST(SessionListen, InProcessReplyTimerRunsOnTheSuitesWaits) {
   const auto began = std::chrono::steady_clock::now();
-  const CaseRun silent = RunAgainst({}, "step { listen { reply { silent: true } } } step { expect { timeout_ms: 10000 closed {} } }");
+  const CaseRun silent =
+      RunAgainst({}, "step { listen { reply { silent: true } } } step { expect { timeout_ms: 10000 closed {} } }");
   EXPECT_EQ(silent.result.verdict, Verdict::kPass) << silent.result.reason;
-  const CaseRun held = RunAgainst(
-      {}, "step { listen { defer_reply: true } } step { expect { timeout_ms: 200 nothing { stay_open: true } } } step { reply {} }");
+  const CaseRun held = RunAgainst({},
+                                  "step { listen { defer_reply: true } } step { expect { timeout_ms: 200 nothing { "
+                                  "stay_open: true } } } step { reply {} }");
   EXPECT_EQ(held.result.verdict, Verdict::kPass) << held.result.reason;
   EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::milliseconds(900));
 }
@@ -111,7 +114,8 @@ TEST(SessionListen, DefaultReplyGrantsWhatTheRequestAsks) {
   req.revision = 2;
   req.crc_required = false;
   req.enhanced = true;
-  req.enhanced_data = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true, .ird = 16, .read_rtr = true, .ord = 4};
+  req.enhanced_data =
+      wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true, .ird = 16, .read_rtr = true, .ord = 4};
   std::string error;
   const std::optional<wire::Bytes> octets = BuildMpaReply(proto::Reply{}, req, error);
   ASSERT_TRUE(octets);

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <thread>
 
@@ -126,9 +126,9 @@ Script Replying(wire::Bytes reply, std::function<void(wire::Bytes&, bool&)> afte
 }
 
 LoadedCase Case(const std::string& body, const std::string& id = "rfc5040/7.2/t") {
-  CaseLoad load = ParseCaseFile("case { id: \"" + id + "\" title: \"t\" requirement: \"R5040-7.2-09a\" level: MUST " +
-                                    body + " }",
-                                "t.textproto", "rfc5040", "7.2");
+  CaseLoad load =
+      ParseCaseFile("case { id: \"" + id + "\" title: \"t\" requirement: \"R5040-7.2-09a\" level: MUST " + body + " }",
+                    "t.textproto", "rfc5040", "7.2");
   EXPECT_TRUE(load.ok()) << (load.errors.empty() ? "" : load.errors.front());
   return std::move(load.cases.at(0));
 }
@@ -236,8 +236,8 @@ TEST(SessionTest, OctetFloodIsBounded) {
   options.limits.max_received_octets = 200 * 1024;
   options.limits.max_queued = 1u << 20;
   const auto t0 = std::chrono::steady_clock::now();
-  const CaseRun run = RunCase(Case(R"pb(step { expect { timeout_ms: 20000 nothing { allow_events: true } } })pb"),
-                              connector, options);
+  const CaseRun run =
+      RunCase(Case(R"pb(step { expect { timeout_ms: 20000 nothing { allow_events: true } } })pb"), connector, options);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(5000));
   EXPECT_EQ(run.result.verdict, Verdict::kError);
   EXPECT_TRUE(Contains(run.result.reason, "target flood: more than 204800 octets on one connection"))
@@ -317,7 +317,7 @@ TEST(RunnerTest, StopsAfterConsecutiveConnectionFailures) {
   std::vector<const LoadedCase*> selected;
   for (const LoadedCase& c : cases) selected.push_back(&c);
   RunOptions options;
-  options.session = FastOptions();
+  options.driver = FastOptions();
   RunResult run = RunCases(selected, options, dead);
   EXPECT_TRUE(run.aborted);
   EXPECT_TRUE(Contains(run.abort_reason, "failed to set up 3 connections in a row")) << run.abort_reason;
@@ -340,9 +340,10 @@ TEST(RunnerTest, UnknownConventionMajorVersionStopsTheRun) {
   pd[4] = 2;  // Major Version
   pd[5] = 3;
   ScriptedConnector connector([&] { return Replying(ReplyOctets(pd)); });
-  std::vector<LoadedCase> cases = {Case(kWriteThenTerminate, "rfc5040/7.2/a"), Case(kWriteThenTerminate, "rfc5040/7.2/b")};
+  std::vector<LoadedCase> cases = {Case(kWriteThenTerminate, "rfc5040/7.2/a"),
+                                   Case(kWriteThenTerminate, "rfc5040/7.2/b")};
   RunOptions options;
-  options.session = FastOptions();
+  options.driver = FastOptions();
   const RunResult run = RunCases({&cases[0], &cases[1]}, options, connector);
   EXPECT_TRUE(run.aborted);
   EXPECT_EQ(run.abort_reason, "target speaks test-ULP convention 2.3; this suite implements 1.1");
@@ -397,15 +398,14 @@ TEST_P(FaultDetectionTest, CaseCatchesTheFault) {
 
 INSTANTIATE_TEST_SUITE_P(
     Faults, FaultDetectionTest,
-    ::testing::Values(
-        FaultCase{model::Fault::kSkipBoundsCheck, "rfc5040/7.2/read-req-src-beyond-bounds", Verdict::kFail,
-                  "expected a Terminate, got RDMA Read Response"},
-        FaultCase{model::Fault::kSkipAccessRightsCheck, "rfc5040/7.2/write-to-read-only-region", Verdict::kFail,
-                  "no Terminate"},
-        FaultCase{model::Fault::kSkipStreamAssociationCheck, "rfc5040/7.2/read-req-foreign-src-stag", Verdict::kFail,
-                  "expected a Terminate, got RDMA Read Response"},
-        FaultCase{model::Fault::kTerminateWithoutTerminatedHeader, "rfc5040/7.2/read-req-invalid-src-stag",
-                  Verdict::kFail, "no Terminated"}));
+    ::testing::Values(FaultCase{model::Fault::kSkipBoundsCheck, "rfc5040/7.2/read-req-src-beyond-bounds",
+                                Verdict::kFail, "expected a Terminate, got RDMA Read Response"},
+                      FaultCase{model::Fault::kSkipAccessRightsCheck, "rfc5040/7.2/write-to-read-only-region",
+                                Verdict::kFail, "no Terminate"},
+                      FaultCase{model::Fault::kSkipStreamAssociationCheck, "rfc5040/7.2/read-req-foreign-src-stag",
+                                Verdict::kFail, "expected a Terminate, got RDMA Read Response"},
+                      FaultCase{model::Fault::kTerminateWithoutTerminatedHeader,
+                                "rfc5040/7.2/read-req-invalid-src-stag", Verdict::kFail, "no Terminated"}));
 
 }  // namespace
 }  // namespace rdmapct::conformance

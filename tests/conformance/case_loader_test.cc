@@ -116,7 +116,11 @@ TEST(CaseLoaderTest, FiltersByIdGlobSectionDocumentLevelTagProfile) {
   EXPECT_EQ(ids(With([](CaseFilter& f) { f.tags = {"terminate", "nothing"}; })), V{"rfc5040/7.2/alpha"});
   EXPECT_EQ(ids(With([](CaseFilter& f) { f.profile = wire::Profile::kRfc5040; })), V{"rfc5040/7.2/alpha"});
   EXPECT_EQ(ids(With([](CaseFilter& f) { f.profile = wire::Profile::kCommit; })).size(), 2u);
-  EXPECT_EQ(ids(With([](CaseFilter& f) { f.levels = {proto::MUST}; f.profile = wire::Profile::kCommit; })), V{"rfc5040/7.2/alpha"});
+  EXPECT_EQ(ids(With([](CaseFilter& f) {
+              f.levels = {proto::MUST};
+              f.profile = wire::Profile::kCommit;
+            })),
+            V{"rfc5040/7.2/alpha"});
 }
 
 TEST(CaseLoaderTest, IdComponents) {

@@ -44,8 +44,7 @@ class CaseCheckerTest : public ::testing::Test {
     return bad;
   }
   static bool Has(const std::vector<std::string>& v, const std::string& part) {
-    return std::any_of(v.begin(), v.end(),
-                       [&](const std::string& s) { return s.find(part) != std::string::npos; });
+    return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.find(part) != std::string::npos; });
   }
   std::vector<LoadedCase> all_;
 };
@@ -112,8 +111,7 @@ TEST_F(CaseCheckerTest, ReportsBrokenCrossReferences) {
   EXPECT_TRUE(Has(Check(text), "offending names 'q'"));
 
   text = kGood;
-  text.replace(text.find("preferred: true"), 15,
-               "} accept { layer: 1 etype: 1 code: 0");
+  text.replace(text.find("preferred: true"), 15, "} accept { layer: 1 etype: 1 code: 0");
   EXPECT_TRUE(Has(Check(text), "exactly one preferred"));
 }
 

@@ -36,12 +36,16 @@ class ScopedEnv {
  public:
   ScopedEnv(const char* name, const char* value) : name_(name) {
     if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
   }
   ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
   }
 
  private:
@@ -53,8 +57,7 @@ const std::string kHeader = std::string(Catalog::kHeader) + "\n";
 const std::string kRow1 =
     "R5040-7.2-09a\tRFC5040\t7.2\tMUST\tresponder\tyes\tSTag/bounds\tSource STag valid.\t"
     "Terminate 0/1/0x00.\n";
-const std::string kRow2 =
-    "R5044-4.4-T01\tRFC5044\t4.4\tTABLE\tRNIC\tno\tcrc\tVector 1.\t\n";
+const std::string kRow2 = "R5044-4.4-T01\tRFC5044\t4.4\tTABLE\tRNIC\tno\tcrc\tVector 1.\t\n";
 
 // The catalog has to be found and complete wherever the suite runs.
 TEST(CatalogTest, VendoredCopyHas945Rows) {
@@ -119,11 +122,11 @@ TEST(CatalogTest, CountsMatchNotesSection3) {
     ++levels[std::string(LevelName(r.level))];
     ++wire[r.wire_observable];
   }
-  const std::map<std::string, int> want{
-      {"MUST", 417}, {"MUST NOT", 50}, {"REQUIRED", 5}, {"SHOULD", 47},
-      {"SHOULD NOT", 6}, {"RECOMMENDED", 5}, {"MAY", 62}, {"OPTIONAL", 3},
-      {"must (lc)", 12}, {"should (lc)", 13}, {"may (lc)", 5},
-      {"recommended (lc)", 4}, {"required (lc)", 3}, {"TABLE", 111}, {"DESC", 202}};
+  const std::map<std::string, int> want{{"MUST", 417},        {"MUST NOT", 50},  {"REQUIRED", 5},
+                                        {"SHOULD", 47},       {"SHOULD NOT", 6}, {"RECOMMENDED", 5},
+                                        {"MAY", 62},          {"OPTIONAL", 3},   {"must (lc)", 12},
+                                        {"should (lc)", 13},  {"may (lc)", 5},   {"recommended (lc)", 4},
+                                        {"required (lc)", 3}, {"TABLE", 111},    {"DESC", 202}};
   EXPECT_EQ(levels, want);
   EXPECT_EQ(wire[WireObservable::kYes], 650);
   EXPECT_EQ(wire[WireObservable::kPartial], 172);
@@ -131,9 +134,9 @@ TEST(CatalogTest, CountsMatchNotesSection3) {
 }
 
 TEST(CatalogTest, LevelAndObservabilitySpellingsRoundTrip) {
-  for (std::string_view s : {"MUST", "MUST NOT", "REQUIRED", "SHOULD", "SHOULD NOT",
-                             "RECOMMENDED", "MAY", "OPTIONAL", "must (lc)", "should (lc)",
-                             "may (lc)", "recommended (lc)", "required (lc)", "TABLE", "DESC"}) {
+  for (std::string_view s :
+       {"MUST", "MUST NOT", "REQUIRED", "SHOULD", "SHOULD NOT", "RECOMMENDED", "MAY", "OPTIONAL", "must (lc)",
+        "should (lc)", "may (lc)", "recommended (lc)", "required (lc)", "TABLE", "DESC"}) {
     std::optional<Level> l = ParseLevel(s);
     ASSERT_TRUE(l) << s;
     EXPECT_EQ(LevelName(*l), s);
@@ -155,8 +158,10 @@ TEST(CatalogTest, ParsesMinimalCatalogWithCrlfAndNoFinalNewline) {
   EXPECT_EQ(load.catalog->Find("R5044-4.4-T01")->expected_wire_behaviour, "");
   EXPECT_EQ(load.catalog->Find("R5044-4.4-T01")->line, 3u);
 
-  std::string crlf = "id\tdoc\tsection\tlevel\tactor\twire_observable\ttopic\trequirement\t"
-                     "expected_wire_behaviour\r\n" + kRow1.substr(0, kRow1.size() - 1) + "\r\n";
+  std::string crlf =
+      "id\tdoc\tsection\tlevel\tactor\twire_observable\ttopic\trequirement\t"
+      "expected_wire_behaviour\r\n" +
+      kRow1.substr(0, kRow1.size() - 1) + "\r\n";
   CatalogLoad load2 = Catalog::Parse(crlf, "crlf");
   ASSERT_TRUE(load2.ok()) << load2.error.Describe();
   EXPECT_EQ(load2.catalog->rows()[0].expected_wire_behaviour, "Terminate 0/1/0x00.");
@@ -176,40 +181,27 @@ TEST(CatalogTest, MalformedInputIsRejectedWithLineNumber) {
       {"bad header", "id\tdoc\n" + kRow1, 1, "header"},
       {"too few columns", kHeader + kRow1 + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\n", 3,
        "expected 9 tab-separated columns, found 4"},
-      {"too many columns", kHeader + kRow2.substr(0, kRow2.size() - 1) + "\textra\n", 2,
-       "found 10"},
-      {"unknown level", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tSHALL\tx\tyes\tt\tr\te\n", 2,
-       "unknown level 'SHALL'"},
-      {"unknown observability",
-       kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\tx\tmaybe\tt\tr\te\n", 2,
+      {"too many columns", kHeader + kRow2.substr(0, kRow2.size() - 1) + "\textra\n", 2, "found 10"},
+      {"unknown level", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tSHALL\tx\tyes\tt\tr\te\n", 2, "unknown level 'SHALL'"},
+      {"unknown observability", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\tx\tmaybe\tt\tr\te\n", 2,
        "unknown wire_observable 'maybe'"},
-      {"unknown doc", kHeader + "R5040-7.2-09b\tRFC9999\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2,
-       "unknown doc 'RFC9999'"},
-      {"id/section mismatch",
-       kHeader + "R5040-7.3-09b\tRFC5040\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2,
+      {"unknown doc", kHeader + "R5040-7.2-09b\tRFC9999\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2, "unknown doc 'RFC9999'"},
+      {"id/section mismatch", kHeader + "R5040-7.3-09b\tRFC5040\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2,
        "does not start with 'R5040-7.2-'"},
-      {"id without item", kHeader + "R5040-7.2-\tRFC5040\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2,
-       "no item number"},
-      {"bad item", kHeader + "R5040-7.2-0 1\tRFC5040\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2,
-       "bad item number"},
-      {"empty actor", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\t\tyes\tt\tr\te\n", 2,
-       "empty actor"},
-      {"empty topic", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\tx\tyes\t\tr\te\n", 2,
-       "empty topic"},
-      {"empty requirement", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\tx\tyes\tt\t\te\n", 2,
-       "empty requirement"},
-      {"duplicate id", kHeader + kRow1 + kRow2 + kRow1, 4,
-       "duplicate id R5040-7.2-09a (first on line 2)"},
+      {"id without item", kHeader + "R5040-7.2-\tRFC5040\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2, "no item number"},
+      {"bad item", kHeader + "R5040-7.2-0 1\tRFC5040\t7.2\tMUST\tx\tyes\tt\tr\te\n", 2, "bad item number"},
+      {"empty actor", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\t\tyes\tt\tr\te\n", 2, "empty actor"},
+      {"empty topic", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\tx\tyes\t\tr\te\n", 2, "empty topic"},
+      {"empty requirement", kHeader + "R5040-7.2-09b\tRFC5040\t7.2\tMUST\tx\tyes\tt\t\te\n", 2, "empty requirement"},
+      {"duplicate id", kHeader + kRow1 + kRow2 + kRow1, 4, "duplicate id R5040-7.2-09a (first on line 2)"},
       {"blank line inside", kHeader + kRow1 + "\n" + kRow2, 3, "empty line"},
   };
   for (const BadCase& c : cases) {
     CatalogLoad load = Catalog::Parse(c.text, "bad.tsv");
     ASSERT_FALSE(load.ok()) << c.name;
     EXPECT_EQ(load.error.line, c.line) << c.name;
-    EXPECT_NE(load.error.message.find(c.message_part), std::string::npos)
-        << c.name << ": " << load.error.message;
-    EXPECT_EQ(load.error.Describe().rfind("bad.tsv:" + std::to_string(c.line) + ": ", 0), 0u)
-        << load.error.Describe();
+    EXPECT_NE(load.error.message.find(c.message_part), std::string::npos) << c.name << ": " << load.error.message;
+    EXPECT_EQ(load.error.Describe().rfind("bad.tsv:" + std::to_string(c.line) + ": ", 0), 0u) << load.error.Describe();
   }
 }
 
@@ -268,7 +260,8 @@ TEST(CatalogTest, DataDirIsFoundNextToTheExecutable) {
   EXPECT_EQ(data.filename(), "rdmapct");
   EXPECT_EQ(data.parent_path().filename(), "share");
   // build/tests/<binary>: the nearest share/rdmapct is build/share/rdmapct.
-  EXPECT_EQ(fs::weakly_canonical(exe).string().rfind(fs::weakly_canonical(data.parent_path().parent_path()).string(), 0), 0u)
+  EXPECT_EQ(
+      fs::weakly_canonical(exe).string().rfind(fs::weakly_canonical(data.parent_path().parent_path()).string(), 0), 0u)
       << exe << " " << data;
   EXPECT_TRUE(fs::is_regular_file(data / "conformance" / "requirements.tsv"));
 }

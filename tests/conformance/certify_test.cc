@@ -54,8 +54,7 @@ TEST(Certify, RunsTheSelectionAndWritesEveryReport) {
   EXPECT_GT(r.cases_loaded, r.run.cases.size());
   EXPECT_EQ(calls, r.run.cases.size());
   for (const CaseResult& c : r.run.cases) EXPECT_THAT(c.id, ::testing::StartsWith("rfc5040/5.1/"));
-  EXPECT_EQ(r.reports_written,
-            (std::vector<fs::path>{dir / "r.json", dir / "r.xml", dir / "r.html"}));
+  EXPECT_EQ(r.reports_written, (std::vector<fs::path>{dir / "r.json", dir / "r.xml", dir / "r.html"}));
   const nlohmann::json j = nlohmann::json::parse(ReadFile(dir / "r.json"));
   EXPECT_EQ(j["cases"].size(), r.run.cases.size());
   EXPECT_EQ(j["tool"]["version"], "test");

@@ -118,7 +118,8 @@ TEST(CoverageTest, StatusOfEveryRow) {
   EXPECT_EQ(cov.Count(CoverageClass::kShould).covered, 1u);
   EXPECT_THAT(cov.Documents(), ElementsAre("RFC5040", "RFC5044"));
   // The case citing an unknown id is a problem of the inputs.
-  EXPECT_THAT(cov.problems, ElementsAre("case rfc5040/7.2/write-ro-again cites R5040-9.9-99, which is not in the catalog"));
+  EXPECT_THAT(cov.problems,
+              ElementsAre("case rfc5040/7.2/write-ro-again cites R5040-9.9-99, which is not in the catalog"));
 }
 
 TEST(CoverageTest, StaleAndUnknownReasonsAreProblems) {
@@ -154,7 +155,8 @@ TEST(CoverageTest, TextTable) {
                               "rfc5040/7.2/write-ro-again\n"));
   EXPECT_THAT(text, HasSubstr("  R5040-7.2-03         MUST        partial reasoned       not checkable on the wire: "
                               "needs a DUT-side agent\n"));
-  EXPECT_THAT(text, HasSubstr("  R5040-7.2-04         MUST        no      not-observable not wire-observable (catalog)\n"));
+  EXPECT_THAT(text,
+              HasSubstr("  R5040-7.2-04         MUST        no      not-observable not wire-observable (catalog)\n"));
   EXPECT_THAT(text, HasSubstr("  R5040-7.2-05         MUST        yes     uncovered      -\n"));
   EXPECT_THAT(text, HasSubstr("  MUST        5 rows:    2 covered,    1 not checkable (reason),    1 not "
                               "wire-observable,    1 uncovered\n"));

@@ -40,9 +40,9 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <ostream>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <string>
@@ -88,7 +88,7 @@ const std::vector<CollateralOnly> kNotWireObservable = {
      "ReferenceTargetFaults.IgnoreIrdAndReversedResponsesShowWhenRequestsArriveTogether"},
 };
 
-// Faults that show only in a timing window: their runs use the session
+// Faults that show only in a timing window: their runs use the case driver
 // options a user gives against such a target, so the matrix records what a
 // run that steps around the window still catches. late-fpdu-hand-off (siw's
 // accept race) run without the pause would fail nearly every case, each on
@@ -291,7 +291,8 @@ std::string Diff(const std::vector<MatrixRow>& expected, const std::vector<Matri
   std::set_difference(observed.begin(), observed.end(), expected.begin(), expected.end(), std::back_inserter(d));
   for (const MatrixRow& r : d) unexpected += "\n  + " + r.Line();
   return "fault_matrix.tsv differs from the suite's results.\n"
-         "missing (listed, but now passes / not detected):" + (missing.empty() ? std::string(" none") : missing) +
+         "missing (listed, but now passes / not detected):" +
+         (missing.empty() ? std::string(" none") : missing) +
          "\nunexpected (fails, not listed):" + (unexpected.empty() ? std::string(" none") : unexpected) +
          "\nIf the change is intended: RDMAPCT_UPDATE_FAULT_MATRIX=1 conformance_test "
          "--gtest_filter='*SuiteFault*:FaultMatrix*', then review the diff.";
@@ -326,9 +327,7 @@ const char* CollateralReason(std::string_view fault) {
   return nullptr;
 }
 
-std::string Why(const CaseResult& c) {
-  return c.id + " (" + std::string(VerdictName(c.verdict)) + "): " + c.reason;
-}
+std::string Why(const CaseResult& c) { return c.id + " (" + std::string(VerdictName(c.verdict)) + "): " + c.reason; }
 
 TEST(FaultMatrixTest, CasesLoadAndEveryProfileHasCases) {
   for (const std::string& e : TheCases().errors) ADD_FAILURE() << e;
@@ -364,7 +363,8 @@ TEST(FaultMatrixTest, Summary) {
     if (!missing && !rows.empty()) ++detected;
     text += "  " + std::string(info.name) + std::string(36 - std::min<std::size_t>(35, std::strlen(info.name)), ' ') +
             (missing ? "NOT DETECTED  (" + std::string(info.requirement_ids) + ")"
-                     : std::to_string(rows.size()) + " failing or warning (profile, case) pair(s)") + "\n";
+                     : std::to_string(rows.size()) + " failing or warning (profile, case) pair(s)") +
+            "\n";
   }
   text += "  " + std::to_string(detected) + " of " + std::to_string(model::AllFaults().size()) + " faults detected\n";
   std::printf("%s", text.c_str());

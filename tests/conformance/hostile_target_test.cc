@@ -289,12 +289,13 @@ void HugeUlpduLength(Peer& p) {
 void FloodsEvents(Peer& p) {
   if (!ReachFullOperation(p)) return;
   wire::Bytes batch;
-  for (uint32_t msn = 1; p.Send(batch); ) {
+  for (uint32_t msn = 1; p.Send(batch);) {
     batch.clear();
     for (int i = 0; i < 256; ++i, ++msn) {
       wire::Bytes rec;
       wire::EncodeEventRecord(wire::MakeSendEvent(msn, wire::Bytes(64, 0xA5), std::nullopt, std::nullopt), rec);
-      wire::AppendFpdu(batch, wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSend, msn, rec)), {.crc_enabled = true});
+      wire::AppendFpdu(batch, wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSend, msn, rec)),
+                       {.crc_enabled = true});
     }
   }
 }
@@ -337,9 +338,9 @@ void ResetsMidCase(Peer& p) {
 // ---- the cases --------------------------------------------------------------------
 
 LoadedCase Case(const std::string& id, const std::string& body) {
-  CaseLoad load = ParseCaseFile("case { id: \"" + id + "\" title: \"t\" requirement: \"R5040-7.2-09a\" level: MUST " +
-                                    body + " }",
-                                "hostile.textproto", "rfc5040", "7.2");
+  CaseLoad load =
+      ParseCaseFile("case { id: \"" + id + "\" title: \"t\" requirement: \"R5040-7.2-09a\" level: MUST " + body + " }",
+                    "hostile.textproto", "rfc5040", "7.2");
   EXPECT_TRUE(load.ok()) << (load.errors.empty() ? "" : load.errors.front());
   return std::move(load.cases.at(0));
 }
@@ -432,27 +433,27 @@ TEST_P(HostileTargetTest, EveryCaseEndsJudgedAndTheRunGoesOn) {
 
 INSTANTIATE_TEST_SUITE_P(
     Behaviours, HostileTargetTest,
-    ::testing::Values(
-        Hostile{"never_answers", NeverAnswers, "no MPA Reply within 300 ms"},
-        Hostile{"one_octet_per_second", OneOctetPerSecond, "no MPA Reply within 300 ms"},
-        Hostile{"closes_at_once", ClosesAtOnce, "without an MPA Reply"},
-        Hostile{"wrong_mpa_key", WrongKey, "MPA Reply does not decode"},
-        Hostile{"reject_bit", Rejects, "rejected the MPA Request (R=1)"},
-        Hostile{"huge_ulpdu_length", HugeUlpduLength, "incomplete FPDU (ULPDU_Length 65535"},
-        // The floods must reach the runner's bound before an expectation
-        // times out, also on a loaded machine under ASan: long waits, which
-        // the bound cuts short.
-        Hostile{"flood_of_frames", FloodsEvents, "target flood: more than 4096 unconsumed frames",
-                [](RunOptions& o) { LongWaits(o); }},
-        Hostile{"flood_of_octets", FloodsEvents, "target flood: more than 4194304 octets on one connection",
-                [](RunOptions& o) {
-                  LongWaits(o);
-                  o.driver.limits.max_queued = 1u << 20;
-                }},
-        Hostile{"garbage_instead_of_reply", SendsGarbage, "MPA Reply does not decode"},
-        Hostile{"garbage_after_reply", GarbageAfterReply, "no valid FPDU"},
-        Hostile{"terminate_with_nonsense_codes", NonsenseTerminate, "Terminate"},
-        Hostile{"reset_mid_case", ResetsMidCase, "the connection ended (RST)"}),
+    ::testing::Values(Hostile{"never_answers", NeverAnswers, "no MPA Reply within 300 ms"},
+                      Hostile{"one_octet_per_second", OneOctetPerSecond, "no MPA Reply within 300 ms"},
+                      Hostile{"closes_at_once", ClosesAtOnce, "without an MPA Reply"},
+                      Hostile{"wrong_mpa_key", WrongKey, "MPA Reply does not decode"},
+                      Hostile{"reject_bit", Rejects, "rejected the MPA Request (R=1)"},
+                      Hostile{"huge_ulpdu_length", HugeUlpduLength, "incomplete FPDU (ULPDU_Length 65535"},
+                      // The floods must reach the runner's bound before an expectation
+                      // times out, also on a loaded machine under ASan: long waits, which
+                      // the bound cuts short.
+                      Hostile{"flood_of_frames", FloodsEvents, "target flood: more than 4096 unconsumed frames",
+                              [](RunOptions& o) { LongWaits(o); }},
+                      Hostile{"flood_of_octets", FloodsEvents,
+                              "target flood: more than 4194304 octets on one connection",
+                              [](RunOptions& o) {
+                                LongWaits(o);
+                                o.driver.limits.max_queued = 1u << 20;
+                              }},
+                      Hostile{"garbage_instead_of_reply", SendsGarbage, "MPA Reply does not decode"},
+                      Hostile{"garbage_after_reply", GarbageAfterReply, "no valid FPDU"},
+                      Hostile{"terminate_with_nonsense_codes", NonsenseTerminate, "Terminate"},
+                      Hostile{"reset_mid_case", ResetsMidCase, "the connection ended (RST)"}),
     [](const ::testing::TestParamInfo<Hostile>& info) { return std::string(info.param.name); });
 
 // ---- a target that reads late after its Reply (siw S7) ---------------------------

@@ -45,7 +45,8 @@ ReceivedFrame Frame(const wire::RdmapSegment& seg, std::size_t record = 7) {
 
 // A well-formed Terminate echoing the offending Read Request (RFC 5040 §7.1 case 3).
 ReceivedFrame TerminateFrame(wire::TerminateCode code, uint16_t segment_length = 46,
-                             const wire::DdpSegmentHeader* ddp = nullptr, const wire::ReadRequestHeader* rdma = &kRead) {
+                             const wire::DdpSegmentHeader* ddp = nullptr,
+                             const wire::ReadRequestHeader* rdma = &kRead) {
   static const wire::DdpSegmentHeader offending = wire::MakeReadRequest(1, kRead).ddp;
   return Frame(wire::MakeTerminate(1, wire::MakeTerminateHeader(code, ddp ? ddp : &offending, segment_length, rdma)));
 }
@@ -124,13 +125,15 @@ TEST_F(TerminateMatcherTest, MalformedTerminateFails) {
   EXPECT_TRUE(Contains(o.reason, "malformed Terminate")) << o.reason;
   EXPECT_TRUE(Contains(o.reason, "Terminate Control")) << o.reason;
   // On the wrong queue.
-  wire::RdmapSegment qn0 = wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapInvalidStag, nullptr, 0, nullptr));
+  wire::RdmapSegment qn0 =
+      wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapInvalidStag, nullptr, 0, nullptr));
   qn0.ddp.queue_number = 0;
   o = Match(Frame(qn0));
   EXPECT_EQ(o.verdict, Verdict::kFail);
   EXPECT_TRUE(Contains(o.reason, "QN 0 (must be 2)")) << o.reason;
   // Tagged.
-  wire::RdmapSegment tagged = wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapInvalidStag, nullptr, 0, nullptr));
+  wire::RdmapSegment tagged =
+      wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapInvalidStag, nullptr, 0, nullptr));
   tagged.ddp.tagged = true;
   EXPECT_TRUE(Contains(Match(Frame(tagged)).reason, "T=1"));
 }
@@ -190,8 +193,9 @@ TEST_F(TerminateMatcherTest, SegmentLengthAcceptSet) {
 
 TEST_F(TerminateMatcherTest, FixedFormWithZeroAreasReadsAsAbsent) {
   const wire::DdpSegmentHeader offending = wire::MakeReadRequest(1, kRead).ddp;
-  ReceivedFrame f = Frame(wire::MakeTerminate(
-      1, wire::MakeTerminateHeader(wire::term::kDdpTaggedInvalidStag, &offending, 46, nullptr, wire::TerminateForm::kFixed)));
+  ReceivedFrame f =
+      Frame(wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kDdpTaggedInvalidStag, &offending, 46, nullptr,
+                                                             wire::TerminateForm::kFixed)));
   const MatchOutcome o = Match(f, R"pb(accept { layer: 1 etype: 1 code: 0 } d { value: true } r { value: false }
                                       ddp_header { kind: OFFENDING } rdma_header { kind: ABSENT })pb");
   EXPECT_EQ(o.verdict, Verdict::kPass) << o.reason << "\n" << o.actual;
@@ -203,13 +207,15 @@ TEST_F(TerminateMatcherTest, UpdatedEchoCountsReadResponsesBeforeTheTerminate) {
   advanced.source_tagged_offset += 16;
   advanced.read_message_size -= 16;
   const wire::Bytes data(16, 0xAB);
-  std::vector<ReceivedFrame> frames = {Frame(wire::MakeReadResponse(kRead.sink_stag, kRead.sink_tagged_offset, data), 1),
-                                       TerminateFrame(wire::term::kRdmapBaseOrBoundsViolation, 46, nullptr, &advanced)};
+  std::vector<ReceivedFrame> frames = {
+      Frame(wire::MakeReadResponse(kRead.sink_stag, kRead.sink_tagged_offset, data), 1),
+      TerminateFrame(wire::term::kRdmapBaseOrBoundsViolation, 46, nullptr, &advanced)};
   Observation obs;
   obs.frames = frames;
   ctx_.offending = &offending_;
   const Evaluation e = EvaluateTerminate(
-      Parse<proto::TerminateMatcher>(R"pb(accept { layer: 0 etype: 1 code: 1 } rdma_header { kind: UPDATED })pb"), obs, ctx_);
+      Parse<proto::TerminateMatcher>(R"pb(accept { layer: 0 etype: 1 code: 1 } rdma_header { kind: UPDATED })pb"), obs,
+      ctx_);
   ASSERT_TRUE(e.decided);
   EXPECT_EQ(e.frames_used, 2u);
   EXPECT_EQ(e.outcome.verdict, Verdict::kPass) << e.outcome.reason;
@@ -303,15 +309,16 @@ TEST_F(EventMatcherTest, MatchesTypeLengthAndData) {
   EXPECT_EQ(e.outcome.verdict, Verdict::kPass) << e.outcome.reason;
   EXPECT_EQ(e.events_used, 1u);
   ctx_.expected_data = wire::Bytes{'h', 'e', 'l', 'p', '!'};
-  EXPECT_TRUE(Contains(Eval("", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.reason,
-                       "delivered data differs"));
+  EXPECT_TRUE(
+      Contains(Eval("", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.reason, "delivered data differs"));
 }
 
 TEST_F(EventMatcherTest, Mismatches) {
   EXPECT_TRUE(Contains(Eval("length: 4", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.reason,
                        "Delivered Length 5, expected 4"));
-  EXPECT_TRUE(Contains(Eval("type: IMMEDIATE_DATA_DELIVERED", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.reason,
-                       "Event Type 1, expected 2"));
+  EXPECT_TRUE(Contains(
+      Eval("type: IMMEDIATE_DATA_DELIVERED", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.reason,
+      "Event Type 1, expected 2"));
   // REQ R5041-4.3-07: the carrying Send's MSN must equal the Sequence Number.
   const Evaluation msn = Eval("", wire::MakeSendEvent(1, hello_, false, std::nullopt), 2);
   EXPECT_EQ(msn.outcome.verdict, Verdict::kFail);
@@ -324,8 +331,10 @@ TEST_F(EventMatcherTest, Mismatches) {
 TEST_F(EventMatcherTest, SolicitedNeedsATargetThatKnowsSe) {
   EXPECT_EQ(Eval("solicited: true", wire::MakeSendEvent(1, hello_, std::nullopt, std::nullopt)).outcome.verdict,
             Verdict::kSkip);
-  EXPECT_EQ(Eval("solicited: true", wire::MakeSendEvent(1, hello_, true, std::nullopt)).outcome.verdict, Verdict::kPass);
-  EXPECT_EQ(Eval("solicited: true", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.verdict, Verdict::kFail);
+  EXPECT_EQ(Eval("solicited: true", wire::MakeSendEvent(1, hello_, true, std::nullopt)).outcome.verdict,
+            Verdict::kPass);
+  EXPECT_EQ(Eval("solicited: true", wire::MakeSendEvent(1, hello_, false, std::nullopt)).outcome.verdict,
+            Verdict::kFail);
 }
 
 TEST_F(EventMatcherTest, UndecodableRecordIsAConventionError) {
@@ -347,10 +356,11 @@ TEST(ReadResponsesTest, InOrderSegmentedResponsesWithData) {
   wire::Bytes a(100), b(40);
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>(i);
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(0x80 + i);
-  const std::vector<ReadRequestSent> reqs = {{0x51, 0x1000, 100, a, "Read Request 1"}, {0x51, 0x2000, 40, b, "Read Request 2"}};
-  std::vector<ReceivedFrame> frames = {
-      Response(0x51, 0x1000, wire::ByteSpan(a).first(60), false, 1), Response(0x51, 0x1000 + 60, wire::ByteSpan(a).subspan(60), true, 2),
-      Response(0x51, 0x2000, b, true, 3)};
+  const std::vector<ReadRequestSent> reqs = {{0x51, 0x1000, 100, a, "Read Request 1"},
+                                             {0x51, 0x2000, 40, b, "Read Request 2"}};
+  std::vector<ReceivedFrame> frames = {Response(0x51, 0x1000, wire::ByteSpan(a).first(60), false, 1),
+                                       Response(0x51, 0x1000 + 60, wire::ByteSpan(a).subspan(60), true, 2),
+                                       Response(0x51, 0x2000, b, true, 3)};
   Observation obs;
   obs.frames = std::span<const ReceivedFrame>(frames).first(2);
   MatchContext ctx;
@@ -396,8 +406,8 @@ TEST(FrameMatcherTest, TypeFieldsPayloadAndCount) {
   Observation obs;
   obs.frames = frames;
   ctx.expected_data = data;
-  Evaluation e = EvaluateFrame(Parse<proto::FrameMatcher>("type: RDMA_READ_RESPONSE fields { stag: 0x51 l: 1 } count: 2"),
-                               obs, ctx);
+  Evaluation e = EvaluateFrame(
+      Parse<proto::FrameMatcher>("type: RDMA_READ_RESPONSE fields { stag: 0x51 l: 1 } count: 2"), obs, ctx);
   EXPECT_EQ(e.outcome.verdict, Verdict::kPass) << e.outcome.reason;
   EXPECT_EQ(e.frames_used, 2u);
   e = EvaluateFrame(Parse<proto::FrameMatcher>("fields { tagged_offset: 4096 }"), obs, ctx);
@@ -420,16 +430,19 @@ TEST(MpaReplyMatcherTest, FieldsAndClose) {
   reply.crc_required = true;
   reply.revision = 1;
   h.reply = reply;
-  EXPECT_EQ(MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: true revision: 1 crc: true"), h, request, ctx).verdict,
-            Verdict::kPass);
+  EXPECT_EQ(
+      MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: true revision: 1 crc: true"), h, request, ctx).verdict,
+      Verdict::kPass);
   const MatchOutcome rev = MatchMpaReply(Parse<proto::MpaReplyMatcher>("revision: 2"), h, request, ctx);
   EXPECT_EQ(rev.verdict, Verdict::kFail);
   EXPECT_TRUE(Contains(rev.reason, "Rev is 1, expected 2"));
   EXPECT_TRUE(Contains(MatchMpaReply(Parse<proto::MpaReplyMatcher>("ird: 4"), h, request, ctx).reason, "no RFC 6581"));
   HandshakeOutcome closed;
   closed.link = LinkState::kFin;
-  EXPECT_EQ(MatchMpaReply(Parse<proto::MpaReplyMatcher>("or_closed: true"), closed, request, ctx).verdict, Verdict::kPass);
-  EXPECT_EQ(MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: false"), closed, request, ctx).verdict, Verdict::kFail);
+  EXPECT_EQ(MatchMpaReply(Parse<proto::MpaReplyMatcher>("or_closed: true"), closed, request, ctx).verdict,
+            Verdict::kPass);
+  EXPECT_EQ(MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: false"), closed, request, ctx).verdict,
+            Verdict::kFail);
 }
 
 // REQ R5044-7.1.1-14: R = 1 on a Reply that carries the Advertisement (what
@@ -447,8 +460,9 @@ TEST(MpaReplyMatcherTest, RejectBitOnAnOtherwiseAcceptingReplyIsNamed) {
   h.advertisement = true;
   const MatchOutcome echoed = MatchMpaReply(Parse<proto::MpaReplyMatcher>("accepted: true"), h, request, ctx);
   EXPECT_EQ(echoed.verdict, Verdict::kFail);
-  EXPECT_TRUE(Contains(echoed.reason, "accepted (R=0) is 0, expected 1: R = 1 in a Reply that carries the target's "
-                                      "Advertisement"))
+  EXPECT_TRUE(Contains(echoed.reason,
+                       "accepted (R=0) is 0, expected 1: R = 1 in a Reply that carries the target's "
+                       "Advertisement"))
       << echoed.reason;
   EXPECT_TRUE(Contains(echoed.reason, "the Request's R bit echoed?")) << echoed.reason;
   h.advertisement = false;

@@ -51,7 +51,8 @@ class MessageBuilderTest : public ::testing::Test {
 };
 
 TEST_F(MessageBuilderTest, WriteDefaultsComeFromTheRegion) {
-  auto m = Build(R"pb(label: "w" message { type: RDMA_WRITE remote { region: RW offset: 1000 } payload { text: "abc" } })pb");
+  auto m = Build(
+      R"pb(label: "w" message { type: RDMA_WRITE remote { region: RW offset: 1000 } payload { text: "abc" } })pb");
   ASSERT_TRUE(m) << error_;
   ASSERT_EQ(m->ulpdus.size(), 1u);
   const wire::RdmapMessageView v = Rdmap(m->ulpdus[0]);
@@ -106,7 +107,8 @@ TEST_F(MessageBuilderTest, ExplicitMsnDoesNotAdvanceTheQueue) {
 }
 
 TEST_F(MessageBuilderTest, OverridesAnyHeaderField) {
-  auto m = Build(R"pb(message { type: SEND set { rv: 2 dv: 0 rsvd: 5 queue_number: 9 message_offset: 4 invalidate_stag: 0x77 } })pb");
+  auto m = Build(
+      R"pb(message { type: SEND set { rv: 2 dv: 0 rsvd: 5 queue_number: 9 message_offset: 4 invalidate_stag: 0x77 } })pb");
   ASSERT_TRUE(m) << error_;
   const wire::DdpSegmentHeader h = Ddp(m->ulpdus[0]).header;
   EXPECT_EQ(h.ddp_version, 0);
@@ -120,14 +122,16 @@ TEST_F(MessageBuilderTest, OverridesAnyHeaderField) {
   EXPECT_EQ(op->ulpdus[0][1] & 0x0F, 9);
   EXPECT_TRUE(Ddp(op->ulpdus[0]).header.tagged);
   EXPECT_FALSE(Ddp(op->ulpdus[0]).header.last);
-  auto rr = Build(R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } set { read_message_size: 0 source_stag: 5 } })pb");
+  auto rr = Build(
+      R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } set { read_message_size: 0 source_stag: 5 } })pb");
   const wire::ReadRequestHeader h2 = std::get<wire::ReadRequestHeader>(Rdmap(rr->ulpdus[0]).header);
   EXPECT_EQ(h2.read_message_size, 0u);
   EXPECT_EQ(h2.source_stag, 5u);
 }
 
 TEST_F(MessageBuilderTest, TerminateAndInvalidateTemplates) {
-  auto t = Build(R"pb(message { type: TERMINATE set { terminate_layer: 1 terminate_etype: 2 terminate_error_code: 3 terminate_m: 1 ddp_segment_length: 22 } })pb");
+  auto t = Build(
+      R"pb(message { type: TERMINATE set { terminate_layer: 1 terminate_etype: 2 terminate_error_code: 3 terminate_m: 1 ddp_segment_length: 22 } })pb");
   ASSERT_TRUE(t) << error_;
   const wire::RdmapMessageView v = Rdmap(t->ulpdus[0]);
   EXPECT_EQ(v.ddp.header.queue_number, 2u);
@@ -136,7 +140,8 @@ TEST_F(MessageBuilderTest, TerminateAndInvalidateTemplates) {
   EXPECT_TRUE(th.m);
   EXPECT_TRUE(th.has_segment_length);
   EXPECT_EQ(th.ddp_segment_length, 22);
-  auto inv = Build(R"pb(message { type: SEND_WITH_INVALIDATE invalidate { region: INVALIDATABLE } payload { text: "x" } })pb");
+  auto inv =
+      Build(R"pb(message { type: SEND_WITH_INVALIDATE invalidate { region: INVALIDATABLE } payload { text: "x" } })pb");
   ASSERT_TRUE(inv) << error_;
   EXPECT_EQ(Ddp(inv->ulpdus[0]).header.invalidate_stag, 0x2e05u);
   auto raw = Build(R"pb(message { type: RDMA_READ_REQUEST set { rdmap_header_hex: "01 02 03" } })pb");
@@ -152,16 +157,19 @@ TEST_F(MessageBuilderTest, CaseErrors) {
   EXPECT_EQ(error_, "the target advertises no region for role FOREIGN");
   EXPECT_FALSE(Build(R"pb(message { type: SEND payload { fill { length: 4 kind: COMPLEMENT_OF_PATTERN } } })pb"));
   EXPECT_TRUE(Contains(error_, "needs a destination region"));
-  EXPECT_FALSE(Build(R"pb(message { type: SEND payload { text: "abc" } } segmentation { payload_size: 1 payload_size: 1 })pb"));
+  EXPECT_FALSE(
+      Build(R"pb(message { type: SEND payload { text: "abc" } } segmentation { payload_size: 1 payload_size: 1 })pb"));
   EXPECT_TRUE(Contains(error_, "add up to 2, the message has 3 octets")) << error_;
-  EXPECT_FALSE(Build(R"pb(message { type: SEND payload { text: "abc" } } segmentation { payload_size: 1 payload_size: 2 order: 0 order: 0 })pb"));
+  EXPECT_FALSE(Build(
+      R"pb(message { type: SEND payload { text: "abc" } } segmentation { payload_size: 1 payload_size: 2 order: 0 order: 0 })pb"));
   EXPECT_TRUE(Contains(error_, "permutation")) << error_;
   EXPECT_FALSE(Build(R"pb(message {})pb"));
   EXPECT_FALSE(Build(R"pb(message { type: SEND payload { hex: "0g" } })pb"));
 }
 
 TEST_F(MessageBuilderTest, PayloadFillsAndLengthOverride) {
-  auto c = Build(R"pb(message { type: RDMA_WRITE remote { region: RW offset: 300 } payload { fill { length: 4 kind: COMPLEMENT_OF_PATTERN } } })pb");
+  auto c = Build(
+      R"pb(message { type: RDMA_WRITE remote { region: RW offset: 300 } payload { fill { length: 4 kind: COMPLEMENT_OF_PATTERN } } })pb");
   ASSERT_TRUE(c) << error_;
   for (int i = 0; i < 4; ++i) EXPECT_EQ(c->sent.ulp_payload[i], static_cast<uint8_t>(~wire::PatternByte(1, 300 + i)));
   auto k = Build(R"pb(message { type: SEND payload { fill { length: 3 kind: CONSTANT byte: 0x5a } } })pb");
@@ -188,7 +196,8 @@ TEST_F(MessageBuilderTest, SegmentationByMulpdu) {
     EXPECT_EQ(v.header.msn, 1u);
   }
   // A tagged message advances the TO.
-  auto w = Build(R"pb(message { type: RDMA_WRITE remote { region: RW } payload { fill { length: 200 } } } segmentation { mulpdu: 114 })pb");
+  auto w = Build(
+      R"pb(message { type: RDMA_WRITE remote { region: RW } payload { fill { length: 200 } } } segmentation { mulpdu: 114 })pb");
   ASSERT_EQ(w->ulpdus.size(), 2u);
   EXPECT_EQ(Ddp(w->ulpdus[1]).header.tagged_offset, 0x10000u + 100);
 }

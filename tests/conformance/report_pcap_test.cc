@@ -304,6 +304,5 @@ TEST(ReportPcapTest, TargetOpenedConnectionHasTheTargetAsClient) {
   EXPECT_FALSE(CaseCapture(HandBuiltCase()).connections[0].hosts_swapped);
 }
 
-
 }  // namespace
 }  // namespace rdmapct::conformance

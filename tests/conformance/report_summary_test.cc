@@ -163,7 +163,8 @@ TEST(ReportSummary, AnInterruptedRunIsMarkedPartialInEveryFormat) {
   EXPECT_EQ(j["partial_marker"], marker);
   EXPECT_EQ(j["exit_status"], 130);
   EXPECT_EQ(j["not_run"].size(), 2u);
-  EXPECT_THAT(j["completeness"]["statement"].get<std::string>(), HasSubstr("the run was interrupted (2 case(s) not run)"));
+  EXPECT_THAT(j["completeness"]["statement"].get<std::string>(),
+              HasSubstr("the run was interrupted (2 case(s) not run)"));
   const std::string xml = RenderJunitReport(run, ctx);
   EXPECT_THAT(xml, HasSubstr("<testsuites name=\"rdmapct conform rfc5040 (" + marker + ")\""));
   EXPECT_THAT(xml, HasSubstr("<error message=\"" + marker + "\" type=\"interrupted\">not run:\n  rfc5040/9/late"));
@@ -198,10 +199,10 @@ TEST(ReportCompare, DiffNamesEveryChangeAndRegressions) {
   ASSERT_EQ(d.size(), 5u);
   EXPECT_EQ(d[0].id, "rfc5040/5.1/ok");
   EXPECT_TRUE(d[0].regression);
-  EXPECT_FALSE(d[1].regression);                      // an improvement
-  EXPECT_FALSE(d[2].regression);                      // skip -> pass
-  EXPECT_EQ(d[3].after, "");                          // absent now
-  EXPECT_EQ(d[4].before, "");                         // new
+  EXPECT_FALSE(d[1].regression);  // an improvement
+  EXPECT_FALSE(d[2].regression);  // skip -> pass
+  EXPECT_EQ(d[3].after, "");      // absent now
+  EXPECT_EQ(d[4].before, "");     // new
   EXPECT_FALSE(d[4].regression);
   const std::string text = RenderCompareText({a, b});
   EXPECT_THAT(text, HasSubstr("#1 -> #2: 5 change(s), 1 regression(s)\n"));

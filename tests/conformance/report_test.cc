@@ -21,17 +21,15 @@
 namespace rdmapct::conformance {
 namespace {
 
-
 namespace testing_fixture {
 
 std::optional<Catalog> SmallCatalog() {
-  const std::string tsv =
-      std::string(Catalog::kHeader) + "\n" +
-      "R5040-7.2-01\tRFC5040\t7.2\tMUST\tdata sink\tyes\taccess-rights\t"
-      "Write to an STag without Remote Write access <must> be terminated & place \"nothing\".\t"
-      "Terminate 1/1/0x00.\n"
-      "R5040-7.2-02\tRFC5040\t7.2\tMUST\tdata sink\tyes\tddp-tagged\tA valid Write is placed.\t\n"
-      "R5040-4.8-05\tRFC5040\t4.8\tSHOULD\tlocal peer\tyes\tterminate-codes\tM bit set.\t\n";
+  const std::string tsv = std::string(Catalog::kHeader) + "\n" +
+                          "R5040-7.2-01\tRFC5040\t7.2\tMUST\tdata sink\tyes\taccess-rights\t"
+                          "Write to an STag without Remote Write access <must> be terminated & place \"nothing\".\t"
+                          "Terminate 1/1/0x00.\n"
+                          "R5040-7.2-02\tRFC5040\t7.2\tMUST\tdata sink\tyes\tddp-tagged\tA valid Write is placed.\t\n"
+                          "R5040-4.8-05\tRFC5040\t4.8\tSHOULD\tlocal peer\tyes\tterminate-codes\tM bit set.\t\n";
   CatalogLoad load = Catalog::Parse(tsv, "small.tsv");
   EXPECT_TRUE(load.ok()) << load.error.Describe();
   return load.catalog;
@@ -52,8 +50,8 @@ CaseResult Case(std::string id, std::string title, proto::Level level, Verdict v
   return c;
 }
 
-FrameRecord Frame(Direction d, FrameKind k, uint64_t offset, wire::Bytes raw, std::string summary,
-                  std::string detail, std::chrono::microseconds at) {
+FrameRecord Frame(Direction d, FrameKind k, uint64_t offset, wire::Bytes raw, std::string summary, std::string detail,
+                  std::chrono::microseconds at) {
   FrameRecord f;
   f.direction = d;
   f.kind = k;
@@ -89,12 +87,12 @@ CaseResult FailingCase() {
   const std::string key = "MPA ID Req Frame";
   wire::Bytes request(key.begin(), key.end());
   for (uint8_t b : {0x40, 0x01, 0x00, 0x00}) request.push_back(b);
-  c.frames = {Frame(Direction::kToTarget, FrameKind::kMpaRequest, 0, request,
-                    "MPA Request Rev 1 M=0 C=1 R=0 S=0 PD_Length 0",
-                    "MPA Request Frame\n    Key: MPA ID Req Frame\n", std::chrono::microseconds(0)),
-              Frame(Direction::kToTarget, FrameKind::kFpdu, 20, wire::Bytes(40, 0xAB), "RDMA Write STag 0x100",
-                    "", std::chrono::microseconds(1200)),
-              Frame(Direction::kFromTarget, FrameKind::kFin, 20, {}, "", "", std::chrono::microseconds(3000))};
+  c.frames = {
+      Frame(Direction::kToTarget, FrameKind::kMpaRequest, 0, request, "MPA Request Rev 1 M=0 C=1 R=0 S=0 PD_Length 0",
+            "MPA Request Frame\n    Key: MPA ID Req Frame\n", std::chrono::microseconds(0)),
+      Frame(Direction::kToTarget, FrameKind::kFpdu, 20, wire::Bytes(40, 0xAB), "RDMA Write STag 0x100", "",
+            std::chrono::microseconds(1200)),
+      Frame(Direction::kFromTarget, FrameKind::kFin, 20, {}, "", "", std::chrono::microseconds(3000))};
   return c;
 }
 
@@ -106,19 +104,20 @@ RunResult SampleRun() {
   run.start = std::chrono::system_clock::from_time_t(1714564800);  // 2024-05-01T12:00:00Z
   run.duration = std::chrono::microseconds(3'000'000);
   using us = std::chrono::microseconds;
-  run.cases.push_back(Case("rfc5040/7.2/write-ok", "RDMA Write places data", proto::MUST, Verdict::kPass, "", us(1000)));
+  run.cases.push_back(
+      Case("rfc5040/7.2/write-ok", "RDMA Write places data", proto::MUST, Verdict::kPass, "", us(1000)));
   run.cases.push_back(FailingCase());
   run.cases.push_back(Case("rfc5040/10.1/security", "Security case", proto::MUST, Verdict::kPass, "", us(500)));
-  CaseResult warn = Case("rfc5040/7.2/terminate-code-choice", "Terminate code choice", proto::SHOULD,
-                         Verdict::kWarn, "registered code outside the accept-set", us(2000));
+  CaseResult warn = Case("rfc5040/7.2/terminate-code-choice", "Terminate code choice", proto::SHOULD, Verdict::kWarn,
+                         "registered code outside the accept-set", us(2000));
   warn.requirements = {"R5040-4.8-05"};
-  warn.choices = {AcceptChoice{"Terminate code", "0/2/0x06 (RDMAP / Remote Operation Error / Invalid Request)",
-                               false, false, ""}};
+  warn.choices = {
+      AcceptChoice{"Terminate code", "0/2/0x06 (RDMAP / Remote Operation Error / Invalid Request)", false, false, ""}};
   run.cases.push_back(warn);
   run.cases.push_back(Case("rfc5040/7.2/needs-atomic", "Needs an atomic region", proto::MUST, Verdict::kSkip,
                            "target lacks region ATOMIC", us(10)));
-  run.cases.push_back(Case("rfc5041/7.1/garbage", "Garbage answer", proto::MUST, Verdict::kError,
-                           "target sent garbage", us(700)));
+  run.cases.push_back(
+      Case("rfc5041/7.1/garbage", "Garbage answer", proto::MUST, Verdict::kError, "target sent garbage", us(700)));
   run.counts = CountVerdicts(run.cases);
   return run;
 }
@@ -156,9 +155,9 @@ TEST(ReportCommonTest, SectionOrderIsNumericPerComponent) {
   EXPECT_FALSE(SectionLess("7.10", "7.2"));
   EXPECT_TRUE(SectionLess("7", "7.1"));
   EXPECT_TRUE(SectionLess("9.1", "10"));
-  EXPECT_TRUE(SectionLess("7.2", "A.4"));   // numbers before appendix letters
+  EXPECT_TRUE(SectionLess("7.2", "A.4"));  // numbers before appendix letters
   EXPECT_TRUE(SectionLess("A.4", "A.5.2"));
-  EXPECT_TRUE(SectionLess("007", "8"));     // by value, leading zeros do not matter
+  EXPECT_TRUE(SectionLess("007", "8"));  // by value, leading zeros do not matter
   EXPECT_FALSE(SectionLess("5.5", "5.5"));
 }
 
@@ -189,14 +188,16 @@ TEST(ReportCommonTest, EscapingAndUtf8) {
   EXPECT_EQ(XmlEscape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
   EXPECT_EQ(HtmlEscape("<script>"), "&lt;script&gt;");
   // XML 1.0 forbids C0 controls other than TAB, LF, CR, even as references.
-  EXPECT_EQ(XmlEscape("a\x01" "b\tc\n"), "a\\x01b\tc\n");
+  EXPECT_EQ(XmlEscape("a\x01"
+                      "b\tc\n"),
+            "a\\x01b\tc\n");
   EXPECT_EQ(XmlEscape(std::string("\0", 1)), "\\x00");
   // Ill-formed UTF-8 becomes U+FFFD; well-formed text passes unchanged.
   EXPECT_EQ(SanitizeUtf8("ok \xc2\xa7 \xe2\x82\xac"), "ok \xc2\xa7 \xe2\x82\xac");
   EXPECT_EQ(SanitizeUtf8("\xff"), "\xef\xbf\xbd");
-  EXPECT_EQ(SanitizeUtf8("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");  // overlong '/'
+  EXPECT_EQ(SanitizeUtf8("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");                  // overlong '/'
   EXPECT_EQ(SanitizeUtf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
-  EXPECT_EQ(SanitizeUtf8("\xe2\x82"), "\xef\xbf\xbd\xef\xbf\xbd");  // cut short
+  EXPECT_EQ(SanitizeUtf8("\xe2\x82"), "\xef\xbf\xbd\xef\xbf\xbd");                  // cut short
 }
 
 TEST(ReportCommonTest, HexDumpKnownAnswer) {
@@ -222,7 +223,7 @@ TEST_F(ReportTest, GroupingByDocumentSectionAndLevel) {
   EXPECT_EQ(docs[0].document, "rfc5040");
   EXPECT_EQ(docs[1].document, "rfc5041");
   ASSERT_EQ(docs[0].sections.size(), 2u);
-  EXPECT_EQ(docs[0].sections[0].section, "7.2");   // numeric order: "10.1" < "7.2" as text
+  EXPECT_EQ(docs[0].sections[0].section, "7.2");  // numeric order: "10.1" < "7.2" as text
   EXPECT_EQ(docs[0].sections[1].section, "10.1");
   EXPECT_EQ(docs[0].sections[0].cases.size(), 4u);
   ASSERT_EQ(docs[0].levels.size(), 2u);
@@ -333,11 +334,13 @@ TEST_F(ReportTest, LiveProgressOneLinePerCaseOrInPlace) {
     for (int ch; (ch = std::fgetc(f)) != EOF;) text += static_cast<char>(ch);
     std::fclose(f);
     if (in_place) {
-      EXPECT_EQ(text, "\r\x1b[K[ 1/12] PASS   rfc5040/7.2/write-ok  (1 ms)"
-                      "\r\x1b[K[ 2/12] FAIL   rfc5040/7.2/write-to-read-only-region  (2.50 s)\r\x1b[K");
+      EXPECT_EQ(text,
+                "\r\x1b[K[ 1/12] PASS   rfc5040/7.2/write-ok  (1 ms)"
+                "\r\x1b[K[ 2/12] FAIL   rfc5040/7.2/write-to-read-only-region  (2.50 s)\r\x1b[K");
     } else {
-      EXPECT_EQ(text, "[ 1/12] PASS   rfc5040/7.2/write-ok  (1 ms)\n"
-                      "[ 2/12] FAIL   rfc5040/7.2/write-to-read-only-region  (2.50 s)\n");
+      EXPECT_EQ(text,
+                "[ 1/12] PASS   rfc5040/7.2/write-ok  (1 ms)\n"
+                "[ 2/12] FAIL   rfc5040/7.2/write-to-read-only-region  (2.50 s)\n");
     }
   }
 }
@@ -425,8 +428,8 @@ TEST_F(ReportTest, JsonReplacesIllFormedUtf8FromTheTarget) {
     if (tag.rfind("!--", 0) == 0) continue;
     if (tag[0] == '/') {
       if (stack.empty() || stack.back() != tag.substr(1)) {
-        return ::testing::AssertionFailure() << "</" << tag.substr(1) << "> does not close <"
-                                             << (stack.empty() ? "" : stack.back()) << ">";
+        return ::testing::AssertionFailure()
+               << "</" << tag.substr(1) << "> does not close <" << (stack.empty() ? "" : stack.back()) << ">";
       }
       stack.pop_back();
     } else if (tag.back() != '/') {
@@ -499,7 +502,8 @@ TEST_F(ReportTest, HtmlIsASelfContainedCertificationReport) {
   EXPECT_THAT(html, HasSubstr("<tr><th>rdmapct version</th><td>9.8.7</td></tr>"));
   EXPECT_THAT(html, HasSubstr("<span class=\"v v-fail\">FAIL</span> 1 case(s) missed a MUST-level expectation."));
   // Per document and level table: rfc5040 MUST cell fails 2 of 3 judged.
-  EXPECT_THAT(html, HasSubstr("<span class=\"v v-fail\">FAIL</span> <span class=\"muted\">2/3 passed, 1 skipped</span>"));
+  EXPECT_THAT(html,
+              HasSubstr("<span class=\"v v-fail\">FAIL</span> <span class=\"muted\">2/3 passed, 1 skipped</span>"));
   // Per section table row.
   EXPECT_THAT(html, HasSubstr("<tr><td>rfc5040</td><td>10.1</td><td class=\"num\">1</td>"));
   // The finding: requirement text from the catalog, escaped; expected vs
@@ -521,7 +525,8 @@ TEST_F(ReportTest, HtmlIsASelfContainedCertificationReport) {
   EXPECT_LT(html.find("\"finding f-fail\""), html.find("\"finding f-error\""));
   EXPECT_LT(html.find("\"finding f-error\""), html.find("\"finding f-warn\""));
   // A cited id the catalog lacks is shown as such, not dropped.
-  EXPECT_THAT(html, HasSubstr("<td><code>R5041-7.1-99</code></td><td colspan=\"3\" class=\"muted\">not in the catalog"));
+  EXPECT_THAT(html,
+              HasSubstr("<td><code>R5041-7.1-99</code></td><td colspan=\"3\" class=\"muted\">not in the catalog"));
   // All cases listed, findings linked.
   EXPECT_THAT(html, HasSubstr("<a href=\"#case-rfc5040/7.2/write-to-read-only-region\">"));
   EXPECT_THAT(html, HasSubstr("<td><code>rfc5040/7.2/write-ok</code></td>"));
@@ -551,7 +556,9 @@ TEST_F(ReportTest, SweepValuesAreSubResultsInEveryReport) {
   }
   const std::string console = RenderConsoleReport(run, ctx_, ConsoleStyle{false});
   EXPECT_THAT(console, HasSubstr("rfc5040/7.2/misaligned-2  misaligned  [misalignment=2]"));
-  EXPECT_THAT(console, HasSubstr("Sweeps (1: one result per value)\n  rfc5040/7.2/misaligned  FAIL   misalignment: 1 PASS, 2 FAIL\n"));
+  EXPECT_THAT(
+      console,
+      HasSubstr("Sweeps (1: one result per value)\n  rfc5040/7.2/misaligned  FAIL   misalignment: 1 PASS, 2 FAIL\n"));
   const nlohmann::json j = nlohmann::json::parse(RenderJsonReport(run, ctx_));
   ASSERT_EQ(j["sweeps"].size(), 1u);
   EXPECT_EQ(j["sweeps"][0]["case"], "rfc5040/7.2/misaligned");

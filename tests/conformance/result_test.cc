@@ -63,7 +63,8 @@ TEST(ResultTest, NothingTestedIsItsOwnExitStatus) {
   must_skipped.cases[0].level = proto::MUST;
   must_skipped.cases[1].level = proto::SHOULD;
   EXPECT_EQ(ExitStatus(must_skipped), kExitNothingTested);
-  EXPECT_EQ(NothingTested(must_skipped).rfind("nothing was tested at MUST level", 0), 0u) << NothingTested(must_skipped);
+  EXPECT_EQ(NothingTested(must_skipped).rfind("nothing was tested at MUST level", 0), 0u)
+      << NothingTested(must_skipped);
 
   // A selection with no MUST-level case (--level SHOULD) that ran something.
   RunResult should_only = RunWith({Verdict::kPass});
@@ -79,8 +80,8 @@ TEST(ResultTest, NothingTestedIsItsOwnExitStatus) {
 }
 
 TEST(ResultTest, Counts) {
-  const Counts c = CountVerdicts(RunWith({Verdict::kPass, Verdict::kPass, Verdict::kWarn,
-                                          Verdict::kFail, Verdict::kSkip, Verdict::kError}).cases);
+  const Counts c = CountVerdicts(
+      RunWith({Verdict::kPass, Verdict::kPass, Verdict::kWarn, Verdict::kFail, Verdict::kSkip, Verdict::kError}).cases);
   EXPECT_EQ(c.pass, 2u);
   EXPECT_EQ(c.warn, 1u);
   EXPECT_EQ(c.fail, 1u);

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "conformance/case_driver.h"
 #include "conformance/case_loader.h"
 #include "conformance/runner.h"
-#include "conformance/case_driver.h"
 #include "targets/in_process.h"
 #include "targets/reference_target.h"
 

@@ -16,11 +16,11 @@
 
 #include <iostream>
 
+#include <fmt/format.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <fmt/format.h>
 #include <set>
 #include <string>
 #include <vector>
@@ -138,7 +138,8 @@ TEST(TraceabilityTest, EveryReqTagNamesACatalogId) {
   namespace fs = std::filesystem;
   const std::regex id_re("R(5040|5041|5044|6581|7306|COMMIT)-[A-Za-z0-9.]+-[A-Za-z0-9]+");
   std::size_t tags = 0;
-  for (const char* dir : {"reference", "conformance", "targets", "capture", "pcaps", "replay", "fuzz", "cli", "tools"}) {
+  for (const char* dir :
+       {"reference", "conformance", "targets", "capture", "pcaps", "replay", "fuzz", "cli", "tools"}) {
     const fs::path root = RepositoryDir() / dir;
     std::error_code ec;
     if (!fs::is_directory(root, ec)) continue;
@@ -154,8 +155,8 @@ TEST(TraceabilityTest, EveryReqTagNamesACatalogId) {
         const std::string rest = line.substr(at + 7);
         for (auto it = std::sregex_iterator(rest.begin(), rest.end(), id_re); it != std::sregex_iterator(); ++it) {
           EXPECT_TRUE(TheCatalog().Contains(it->str()))
-              << e.path().lexically_relative(RepositoryDir()).string() << ":" << n << ": // REQ names "
-              << it->str() << ", which is not in the catalog";
+              << e.path().lexically_relative(RepositoryDir()).string() << ":" << n << ": // REQ names " << it->str()
+              << ", which is not in the catalog";
         }
       }
     }

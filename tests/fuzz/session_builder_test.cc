@@ -70,7 +70,8 @@ TEST(SessionBuilder, ValidSessionMatchesTheWireEncoders) {
   Bytes expected;
   wire::AppendFpdu(expected, wire::EncodeSegment(wire::MakeRdmaWrite(0x1a01, 0x10010, payload)));
   wire::AppendFpdu(expected, wire::EncodeSegment(wire::MakeReadRequest(1, {kSuiteSinkStag, 0, 64, 0x1a01, 0x10000})));
-  wire::AppendFpdu(expected, wire::EncodeSegment(wire::MakeReadRequest(2, {kSuiteSinkStag, 0x10000, 100, 0x1a01, 0x10000})));
+  wire::AppendFpdu(expected,
+                   wire::EncodeSegment(wire::MakeReadRequest(2, {kSuiteSinkStag, 0x10000, 100, 0x1a01, 0x10000})));
   const Bytes sp = SessionFiller(5, 0);
   wire::AppendFpdu(expected, wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSendWithSe, 1, sp)));
   EXPECT_EQ(Concat(BuildSessionWrites(s, Context())), expected);

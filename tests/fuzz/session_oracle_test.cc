@@ -25,8 +25,7 @@ bool Has(const OracleResult& r, const std::string& oracle) {
   return false;
 }
 
-proto::FuzzSession OneMessage(proto::Profile p, proto::SessionMessageType t, uint64_t offset,
-                              uint32_t payload = 0) {
+proto::FuzzSession OneMessage(proto::Profile p, proto::SessionMessageType t, uint64_t offset, uint32_t payload = 0) {
   proto::FuzzSession s;
   s.mutable_connection()->set_profile(p);
   proto::SessionMessage* m = s.add_action()->mutable_message();

@@ -172,10 +172,10 @@ TEST_P(RemoteFault, SearchOverTcpFindsTheFault) {
   search.budget = 400;
   search.only_profile = wire::Profile::kCommit;
   const SearchResult r = SearchSessions(
-      [&](const proto::FuzzSession& s) { return RunSessionRemote(AsCommit(s), *connector, Quick()).oracles; },
-      search);
+      [&](const proto::FuzzSession& s) { return RunSessionRemote(AsCommit(s), *connector, Quick()).oracles; }, search);
   ASSERT_FALSE(r.findings.empty()) << GetParam() << " not found in " << search.budget << " sessions";
-  std::printf("%s found over TCP after %d sessions: %s\n", GetParam(), r.sessions, FormatFinding(r.findings[0]).c_str());
+  std::printf("%s found over TCP after %d sessions: %s\n", GetParam(), r.sessions,
+              FormatFinding(r.findings[0]).c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, RemoteFault, ::testing::Values("wrong-terminate-code", "skip-bounds-check"),

@@ -67,7 +67,7 @@ ReproRun RunRepro(const proto::FuzzSession& s, const proto::Case& c, const model
   }
   conformance::RunOptions ro;
   ro.profile = SessionProfile(s);
-  ro.session.expect_timeout = std::chrono::milliseconds(500);
+  ro.driver.expect_timeout = std::chrono::milliseconds(500);
   const conformance::RunResult r = conformance::RunCases({&load.cases.front()}, ro, *connector);
   if (r.cases.size() != 1) {
     out.reason = "ran " + std::to_string(r.cases.size()) + " cases";
@@ -121,17 +121,19 @@ TEST_P(ReproFault, ReproducerFailsTheFaultyTargetAndPassesTheReference) {
   const proto::Case c = SessionToCase(found.session, Named("fuzz/session/repro", found.findings));
   const ReproRun bad = RunRepro(found.session, c, faults);
   EXPECT_EQ(bad.verdict, conformance::Verdict::kFail)
-      << conformance::VerdictName(bad.verdict) << ": " << bad.reason << "\n" << CaseFileText(c);
+      << conformance::VerdictName(bad.verdict) << ": " << bad.reason << "\n"
+      << CaseFileText(c);
   const ReproRun good = RunRepro(found.session, c, {});
   EXPECT_EQ(good.verdict, conformance::Verdict::kPass)
-      << conformance::VerdictName(good.verdict) << ": " << good.reason << "\n" << CaseFileText(c);
+      << conformance::VerdictName(good.verdict) << ": " << good.reason << "\n"
+      << CaseFileText(c);
 }
 
 // ignore-ird is absent: a conforming target may answer each Read at once,
 // so no script can tell (tests/conformance/fault_detection_test.cc).
 INSTANTIATE_TEST_SUITE_P(Faults, ReproFault,
-                         ::testing::Values("skip-bounds-check", "wrong-terminate-code",
-                                           "read-responses-out-of-order", "execute-misaligned-atomic"),
+                         ::testing::Values("skip-bounds-check", "wrong-terminate-code", "read-responses-out-of-order",
+                                           "execute-misaligned-atomic"),
                          testing::FaultTestName);
 
 }  // namespace

@@ -37,9 +37,8 @@ TEST_P(FaultSearch, FindsTheFault) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, FaultSearch,
-                         ::testing::Values("skip-bounds-check", "wrong-terminate-code",
-                                           "read-responses-out-of-order", "ignore-ird",
-                                           "execute-misaligned-atomic"),
+                         ::testing::Values("skip-bounds-check", "wrong-terminate-code", "read-responses-out-of-order",
+                                           "ignore-ird", "execute-misaligned-atomic"),
                          testing::FaultTestName);
 
 // Every fault switch, not only the five above: the search (which is what
@@ -122,7 +121,8 @@ TEST(FaultSearch, TheRestOfAFindingsBatchCountsAndKeepsItsFindings) {
   int calls = 0;
   const SessionRun run = [&](const proto::FuzzSession&) {
     OracleResult r;
-    if (++calls >= 3 && calls % 2 == 1) r.findings.push_back(Finding{"differential", 0, "call " + std::to_string(calls)});
+    if (++calls >= 3 && calls % 2 == 1)
+      r.findings.push_back(Finding{"differential", 0, "call " + std::to_string(calls)});
     return r;
   };
   SearchOptions options;

@@ -13,9 +13,7 @@ namespace {
 const std::vector<std::string> kBudgetedFiles = {".h", ".cc", ".proto", ".sh", ".py", ".cmake", "CMakeLists.txt"};
 const std::vector<std::string> kCxxFiles = {".h", ".cc"};
 
-bool IsCxx(const std::string& file) {
-  return file.ends_with(".h") || file.ends_with(".cc");
-}
+bool IsCxx(const std::string& file) { return file.ends_with(".h") || file.ends_with(".cc"); }
 
 void AddOverBudgetFunctions(const std::string& file, std::string_view text, std::vector<BudgetItem>& out) {
   std::map<std::string, int> seen;
@@ -26,9 +24,7 @@ void AddOverBudgetFunctions(const std::string& file, std::string_view text, std:
   }
 }
 
-std::string Describe(const BudgetItem& i) {
-  return i.function == kWholeFile ? i.file : i.file + ": " + i.function;
-}
+std::string Describe(const BudgetItem& i) { return i.function == kWholeFile ? i.file : i.file + ": " + i.function; }
 
 }  // namespace
 

@@ -23,7 +23,7 @@ struct Part {
   // name); the longest matching prefix of any part wins.
   std::vector<std::string_view> prefixes;
   std::vector<std::string_view> may_use;  // besides itself
-  bool in_doc_table = false;  // a row of docs/architecture.md's table
+  bool in_doc_table = false;              // a row of docs/architecture.md's table
 };
 
 // Rows above `targets` may use these three parts of it.
@@ -68,10 +68,13 @@ const std::vector<Part>& Table() {
 // System headers the two pure layers may not include: the model does no I/O,
 // reads no clock and starts no thread; the wire codecs use the C++ standard
 // library only (docs/architecture.md).
-const std::vector<std::string_view> kImpureHeaders = {
-    "thread", "mutex", "shared_mutex", "condition_variable", "future", "atomic", "chrono", "ctime", "random",
-    "fstream", "iostream", "filesystem", "sys/", "unistd.h", "netinet/", "arpa/", "netdb.h", "poll.h",
-    "fcntl.h", "dlfcn.h", "signal.h", "pcap", "fmt/", "nlohmann/", "google/", "CLI/", "gtest/", "gmock/"};
+const std::vector<std::string_view> kImpureHeaders = {"thread",   "mutex",    "shared_mutex", "condition_variable",
+                                                      "future",   "atomic",   "chrono",       "ctime",
+                                                      "random",   "fstream",  "iostream",     "filesystem",
+                                                      "sys/",     "unistd.h", "netinet/",     "arpa/",
+                                                      "netdb.h",  "poll.h",   "fcntl.h",      "dlfcn.h",
+                                                      "signal.h", "pcap",     "fmt/",         "nlohmann/",
+                                                      "google/",  "CLI/",     "gtest/",       "gmock/"};
 
 const Part* PartOf(std::string_view path) {
   const Part* best = nullptr;
@@ -107,8 +110,9 @@ std::optional<std::string> CheckInclude(const std::string& file, const Include& 
   if (!inc.quoted) {
     if (from->name != "wire" && from->name != "model") return std::nullopt;
     for (std::string_view banned : kImpureHeaders) {
-      if (inc.path.starts_with(banned)) return where + "<" + inc.path + ">: the " + std::string(from->name) +
-                                               " layer does no I/O, reads no clock and starts no thread";
+      if (inc.path.starts_with(banned))
+        return where + "<" + inc.path + ">: the " + std::string(from->name) +
+               " layer does no I/O, reads no clock and starts no thread";
     }
     return std::nullopt;
   }
@@ -150,7 +154,8 @@ TEST(Layering, TheTreeHasTheLayers) {
   const auto files = ListSourceFiles(SourceRoot(), {".h", ".cc"});
   for (const Part& part : Table()) {
     if (part.name == "proto") continue;  // generated into the build tree
-    const bool found = std::any_of(files.begin(), files.end(), [&](const std::string& f) { return PartOf(f) == &part; });
+    const bool found =
+        std::any_of(files.begin(), files.end(), [&](const std::string& f) { return PartOf(f) == &part; });
     EXPECT_TRUE(found) << part.name << " has no files: is RDMAPCT_SOURCE_DIR the checkout?";
   }
 }
@@ -158,9 +163,9 @@ TEST(Layering, TheTreeHasTheLayers) {
 TEST(Layering, UpwardAndSidewaysIncludesFail) {
   const Include model_h{3, "reference/model/state.h", true};
   EXPECT_TRUE(CheckInclude("reference/wire/ddp.cc", model_h, kAll));  // up
-  EXPECT_FALSE(CheckInclude("targets/tcp.cc", model_h, kAll));         // down
+  EXPECT_FALSE(CheckInclude("targets/tcp.cc", model_h, kAll));        // down
   const Include capture_h{4, "capture/pcap_writer.h", true};
-  EXPECT_TRUE(CheckInclude("targets/tcp.cc", capture_h, kAll));     // sideways
+  EXPECT_TRUE(CheckInclude("targets/tcp.cc", capture_h, kAll));          // sideways
   EXPECT_TRUE(CheckInclude("fuzz/session_oracle.cc", capture_h, kAll));  // only the harnesses
   EXPECT_FALSE(CheckInclude("fuzz/fuzz_pcap_reader.cc", capture_h, kAll));
   const Include conformance_h{5, "conformance/case_driver.h", true};
@@ -175,8 +180,9 @@ TEST(Layering, InsideTargetsTheUriParserIsOnTop) {
   const Include uri{21, "targets/target_uri.h", true};
   const auto p = CheckInclude("targets/plugin/reference_plugin.cc", uri, kAll);
   ASSERT_TRUE(p);
-  EXPECT_EQ(*p, "targets/plugin/reference_plugin.cc:21: \"targets/target_uri.h\" is in target-uri, but plugin may "
-                "use only wire, model, targets, plugin-abi");
+  EXPECT_EQ(*p,
+            "targets/plugin/reference_plugin.cc:21: \"targets/target_uri.h\" is in target-uri, but plugin may "
+            "use only wire, model, targets, plugin-abi");
   EXPECT_TRUE(CheckInclude("targets/tcp.cc", uri, kAll));
   EXPECT_FALSE(CheckInclude("conformance/runner.cc", uri, kAll));
   EXPECT_FALSE(CheckInclude("targets/target_uri.cc", Include{1, "targets/tcp.h", true}, kAll));

@@ -241,8 +241,8 @@ bool IsMemberBraceInit(const std::string& h, const std::string& z) {
   while (k > 0 && IsIdentChar(h[k - 1])) --k;
   const std::string last = h.substr(k);
   static const char* kQualifiers[] = {"const", "noexcept", "override", "final", "mutable", "try"};
-  return !last.empty() && std::none_of(std::begin(kQualifiers), std::end(kQualifiers),
-                                       [&](const char* q) { return last == q; });
+  return !last.empty() &&
+         std::none_of(std::begin(kQualifiers), std::end(kQualifiers), [&](const char* q) { return last == q; });
 }
 
 enum class BlockKind { kScope, kFunction, kLambda, kData, kInit };
@@ -292,12 +292,14 @@ std::string FunctionName(const std::string& head) {
   std::size_t k = is_operator ? op : end;
   while (k > 0 && (IsIdentChar(h[k - 1]) || h[k - 1] == ':' || h[k - 1] == '~')) --k;
   std::string name = h.substr(k, end - k);
-  const bool macro = name.size() >= 4 && std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-  });
+  const bool macro =
+      name.size() >= 4 && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+      });
   if (macro) {
     const std::size_t close = z.find(')', open);
-    name += Collapse(std::string_view(h).substr(open, close == std::string::npos ? std::string::npos : close - open + 1));
+    name +=
+        Collapse(std::string_view(h).substr(open, close == std::string::npos ? std::string::npos : close - open + 1));
   }
   return name.empty() ? "?" : Collapse(name);
 }

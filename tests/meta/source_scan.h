@@ -22,14 +22,13 @@ std::filesystem::path SourceRoot();
 // "CMakeLists.txt", ...), as sorted '/'-separated paths relative to `root`.
 // Skipped: hidden directories (.git, .ci, ...), build trees (directories
 // named build* or holding a CMakeCache.txt), and symbolic links.
-std::vector<std::string> ListSourceFiles(const std::filesystem::path& root,
-                                         const std::vector<std::string>& endings);
+std::vector<std::string> ListSourceFiles(const std::filesystem::path& root, const std::vector<std::string>& endings);
 
 std::string ReadWholeFile(const std::filesystem::path& path);
 
 struct Include {
-  int line = 0;       // 1-based
-  std::string path;   // between the quotes or angle brackets
+  int line = 0;         // 1-based
+  std::string path;     // between the quotes or angle brackets
   bool quoted = false;  // "..." (a project header) rather than <...>
 };
 

@@ -9,19 +9,19 @@
 #include <vector>
 
 #include "capture/tcp_reassembly.h"
-#include "replay/audit.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_fpdu.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/terminate_codes.h"
 #include "reference/wire/ulp_convention.h"
+#include "replay/audit.h"
 
 namespace rdmapct::replay {
 namespace {
 
 using wire::Bytes;
 using wire::Opcode;
-constexpr int kInitiator = 0, kResponder = 1;   // the client sends the MPA Request
+constexpr int kInitiator = 0, kResponder = 1;  // the client sends the MPA Request
 constexpr uint32_t kRegion = 0x1A01;
 
 Bytes Advertisement(uint16_t ird = 4) {
@@ -68,7 +68,9 @@ class Conversation {
     audit_.Add(s);
     return frame_;
   }
-  uint64_t Fpdu(int from, const wire::RdmapSegment& seg) { return Data(from, wire::EncodeFpdu(wire::EncodeSegment(seg))); }
+  uint64_t Fpdu(int from, const wire::RdmapSegment& seg) {
+    return Data(from, wire::EncodeFpdu(wire::EncodeSegment(seg)));
+  }
   AuditReport Audit() { return audit_.Finish(); }
 
  private:
@@ -111,7 +113,8 @@ TEST(Audit, RightTerminateForABoundsErrorIsAccepted) {
   const wire::RdmapSegment w = OutOfBoundsWrite();
   const uint64_t frame = c.Fpdu(kInitiator, w);
   const uint16_t len = static_cast<uint16_t>(wire::EncodeSegment(w).size());
-  c.Fpdu(kResponder, wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{1, 1, 0x01}, &w.ddp, len, nullptr)));
+  c.Fpdu(kResponder,
+         wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{1, 1, 0x01}, &w.ddp, len, nullptr)));
   const AuditReport r = c.Audit();
   ASSERT_EQ(r.findings.size(), 1u) << ::testing::PrintToString(Ids(r));
   EXPECT_EQ(r.findings[0].requirement, "R5041-7.1-G4");
@@ -137,7 +140,8 @@ TEST(Audit, TerminateCodeOutsideTheAcceptSet) {
   c.Fpdu(kInitiator, w);
   const uint16_t len = static_cast<uint16_t>(wire::EncodeSegment(w).size());
   const uint64_t frame =
-      c.Fpdu(kResponder, wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{0, 2, 0x06}, &w.ddp, len, nullptr)));
+      c.Fpdu(kResponder,
+             wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{0, 2, 0x06}, &w.ddp, len, nullptr)));
   const AuditReport r = c.Audit();
   ASSERT_EQ(r.findings.size(), 2u) << ::testing::PrintToString(Ids(r));
   EXPECT_EQ(r.findings[1].check, "terminate-code");
@@ -154,8 +158,10 @@ TEST(Audit, TerminateEchoingAnotherHeader) {
   wire::DdpSegmentHeader other = w.ddp;
   other.tagged_offset = 0;
   const uint16_t len = static_cast<uint16_t>(wire::EncodeSegment(w).size());
-  c.Fpdu(kResponder, wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{1, 1, 0x01}, &other, len, nullptr)));
-  EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R5041-7.1-G4 tagged-base-or-bounds", "R5040-4.8-12 terminate-shape"));
+  c.Fpdu(kResponder,
+         wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{1, 1, 0x01}, &other, len, nullptr)));
+  EXPECT_THAT(Ids(c.Audit()),
+              ::testing::ElementsAre("R5041-7.1-G4 tagged-base-or-bounds", "R5040-4.8-12 terminate-shape"));
 }
 
 // R5040-7.1-02: the Responder keeps streaming instead of Terminating.
@@ -168,7 +174,7 @@ TEST(Audit, MissingTerminate) {
   EXPECT_EQ(r.findings[1].requirement, "R5040-7.1-02");
   EXPECT_EQ(r.findings[1].check, "terminate-missing");
   EXPECT_EQ(r.findings[1].direction, kResponder);
-  EXPECT_EQ(r.findings[1].capture_frame, 0u);   // reported at the end of its stream
+  EXPECT_EQ(r.findings[1].capture_frame, 0u);  // reported at the end of its stream
 }
 
 // R5040-4.4-02 (R5040-5.2.2-07): the second Read is answered first.
@@ -188,12 +194,13 @@ TEST(Audit, ReadResponsesOutOfOrder) {
 // R5040-5.4-10: a Send after the sender's own Terminate.
 TEST(Audit, TrafficAfterOwnTerminate) {
   Conversation c;
-  c.Fpdu(kResponder, wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{0, 0, 0}, nullptr, 0, nullptr)));
-  c.Fpdu(kInitiator, wire::MakeSend(Opcode::kSend, 1, kData));   // R5044-7.1.2-R04 needs the Initiator first...
+  c.Fpdu(kResponder,
+         wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::TerminateCode{0, 0, 0}, nullptr, 0, nullptr)));
+  c.Fpdu(kInitiator, wire::MakeSend(Opcode::kSend, 1, kData));  // R5044-7.1.2-R04 needs the Initiator first...
   c.Fpdu(kResponder, wire::MakeSend(Opcode::kSend, 1, kData));
   const AuditReport r = c.Audit();
   ASSERT_EQ(r.findings.size(), 2u) << ::testing::PrintToString(Ids(r));
-  EXPECT_EQ(r.findings[0].requirement, "R5044-7.1.2-R04");   // ...which it was not
+  EXPECT_EQ(r.findings[0].requirement, "R5044-7.1.2-R04");  // ...which it was not
   EXPECT_EQ(r.findings[1].requirement, "R5040-5.4-10");
   EXPECT_EQ(r.findings[1].direction, kResponder);
   EXPECT_EQ(r.findings[1].capture_frame, 5u);
@@ -216,7 +223,7 @@ TEST(Audit, BadCrcIsTheSendersViolationAndNeedsATerminate) {
   wire::FpduEncodeOptions o;
   o.crc_xor = 1;
   c.Data(kInitiator, wire::EncodeFpdu(wire::EncodeSegment(wire::MakeSend(Opcode::kSend, 1, kData)), o));
-  c.Fpdu(kResponder, wire::MakeSend(Opcode::kSend, 1, kData));   // streams on instead of Terminating
+  c.Fpdu(kResponder, wire::MakeSend(Opcode::kSend, 1, kData));  // streams on instead of Terminating
   EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R5044-4.4-10 llp-crc-error", "R5040-7.1-02 terminate-missing"));
 }
 
@@ -228,14 +235,14 @@ TEST(Audit, CaptureEndingAfterTheErrorDoesNotClaimAMissingTerminate) {
   EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R5041-7.1-G4 tagged-base-or-bounds"));
 }
 
-
 // R5044-4.1-03: PAD octets the receiver ignores are still the sender's to zero.
 TEST(Audit, NonZeroPadIsTheSendersViolation) {
   Conversation c;
   wire::FpduEncodeOptions o;
   o.pad_octet = 0xA5;
-  const std::vector<uint8_t> odd(5, 1);   // 5-octet payload: PAD follows
-  const uint64_t frame = c.Data(kResponder, wire::EncodeFpdu(wire::EncodeSegment(wire::MakeSend(Opcode::kSend, 1, odd)), o));
+  const std::vector<uint8_t> odd(5, 1);  // 5-octet payload: PAD follows
+  const uint64_t frame =
+      c.Data(kResponder, wire::EncodeFpdu(wire::EncodeSegment(wire::MakeSend(Opcode::kSend, 1, odd)), o));
   const AuditReport r = c.Audit();
   std::vector<std::string> ids = Ids(r);
   EXPECT_THAT(ids, ::testing::Contains("R5044-4.1-03 mpa-pad"));
@@ -245,7 +252,6 @@ TEST(Audit, NonZeroPadIsTheSendersViolation) {
     }
   }
 }
-
 
 // R7306-8.2-05: an Atomic Request at a misaligned TO of an advertised region
 // must be terminated; a target that executes and answers it owes the
@@ -261,9 +267,9 @@ TEST(Audit, AnsweredMisalignedAtomicIsReported) {
   wire::AtomicResponseHeader resp;
   resp.original_request_identifier = 7;
   c.Fpdu(kResponder, wire::MakeAtomicResponse(1, resp));
-  EXPECT_THAT(Ids(c.Audit()), ::testing::ElementsAre("R7306-8.2-05 atomic-misaligned",
-                                                     "R7306-5.2.1-S8 outbound-unsolicited-response",
-                                                     "R5040-7.1-02 terminate-missing"));
+  EXPECT_THAT(Ids(c.Audit()),
+              ::testing::ElementsAre("R7306-8.2-05 atomic-misaligned", "R7306-5.2.1-S8 outbound-unsolicited-response",
+                                     "R5040-7.1-02 terminate-missing"));
 }
 
 // The same request at an aligned TO, answered with the right Request
@@ -287,7 +293,6 @@ TEST(Audit, AtomicResponseEchoIsChecked) {
     }
   }
 }
-
 
 // R5044-7.1.2-R02a: the Reply starts while the Request is still incomplete.
 TEST(Audit, ReplyBeforeTheRequestIsComplete) {

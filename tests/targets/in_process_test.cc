@@ -126,8 +126,10 @@ TEST(InProcessTransport, TargetStopsReadingWhenTheSuiteDoesNot) {
   IoStatus st = IoStatus::kOk;
   uint32_t msn = 1;
   for (; msn < 10000 && st == IoStatus::kOk; ++msn) {
-    wire::ReadRequestHeader rr{.sink_stag = 1, .sink_tagged_offset = 0,
-                               .read_message_size = rw->length, .source_stag = rw->stag,
+    wire::ReadRequestHeader rr{.sink_stag = 1,
+                               .sink_tagged_offset = 0,
+                               .read_message_size = rw->length,
+                               .source_stag = rw->stag,
                                .source_tagged_offset = rw->base_tagged_offset};
     st = c.transport->Write(Fpdu(wire::MakeReadRequest(msn, rr)));
   }
@@ -138,7 +140,9 @@ TEST(InProcessTransport, TargetStopsReadingWhenTheSuiteDoesNot) {
   // Reading makes room again.
   Bytes in;
   while (c.transport->Read(in, 1 << 20, milliseconds(0)) == IoStatus::kOk) in.clear();
-  wire::ReadRequestHeader rr{.sink_stag = 1, .sink_tagged_offset = 0, .read_message_size = 8,
+  wire::ReadRequestHeader rr{.sink_stag = 1,
+                             .sink_tagged_offset = 0,
+                             .read_message_size = 8,
                              .source_stag = rw->stag,
                              .source_tagged_offset = rw->base_tagged_offset};
   EXPECT_EQ(c.transport->Write(Fpdu(wire::MakeReadRequest(msn - 1, rr))), IoStatus::kOk);

@@ -194,7 +194,9 @@ class TerminatingTarget {
     adv.receive_buffer_count = 8;
     adv.receive_buffer_size = 4096;
     adv.connection_serial = 1;
-    adv.regions.push_back({.stag = 0x1a01, .base_tagged_offset = 0, .length = 0x6000,
+    adv.regions.push_back({.stag = 0x1a01,
+                           .base_tagged_offset = 0,
+                           .length = 0x6000,
                            .access = wire::kAccessRemoteRead | wire::kAccessRemoteWrite});
     wire::MpaStartupFrame reply;
     reply.is_reply = true;
@@ -204,8 +206,8 @@ class TerminatingTarget {
   }
   static wire::Bytes Terminate() {
     const wire::TerminateHeader h = wire::MakeTerminateHeader(
-        wire::MakeTerminateCode(wire::RdmapErrorType::kRemoteProtection, wire::RdmapErrorCode::kInvalidStag),
-        nullptr, 0, nullptr);
+        wire::MakeTerminateCode(wire::RdmapErrorType::kRemoteProtection, wire::RdmapErrorCode::kInvalidStag), nullptr,
+        0, nullptr);
     return wire::EncodeFpdu(wire::EncodeSegment(wire::MakeTerminate(1, h)));
   }
   void Serve() {

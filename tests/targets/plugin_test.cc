@@ -31,8 +31,7 @@ Bytes Exchange(TargetConnector& connector) {
   const Bytes data = testing::ComplementOfPattern(rw, rw.base_tagged_offset, 300);
   for (const Bytes& b :
        {Fpdu(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset, data)),
-        Fpdu(wire::MakeReadRequest(1, wire::ReadRequestHeader{0x99, 0, 300, rw.stag,
-                                                              rw.base_tagged_offset})),
+        Fpdu(wire::MakeReadRequest(1, wire::ReadRequestHeader{0x99, 0, 300, rw.stag, rw.base_tagged_offset})),
         Fpdu(wire::MakeSend(Opcode::kSend, 1, data)), Fpdu(wire::MakeRdmaWrite(0xBAD, 0, data))}) {
     in.insert(in.end(), b.begin(), b.end());
   }
@@ -73,8 +72,7 @@ TEST(ReferencePlugin, ConfigStringSelectsProfileAndFaults) {
   auto plugin = LoadReference("profile=rfc7306&fault=skip-bounds-check");
   ASSERT_NE(plugin, nullptr);
   EXPECT_EQ(plugin->Describe(),
-            std::string("plugin ") + RDMAPCT_REFERENCE_PLUGIN +
-                " (config: profile=rfc7306&fault=skip-bounds-check)");
+            std::string("plugin ") + RDMAPCT_REFERENCE_PLUGIN + " (config: profile=rfc7306&fault=skip-bounds-check)");
   std::string error;
   auto t = plugin->Connect(milliseconds(100), error);
   ASSERT_NE(t, nullptr);
@@ -88,8 +86,7 @@ TEST(ReferencePlugin, ConfigStringSelectsProfileAndFaults) {
   EXPECT_TRUE(adv->flags & wire::kFlagRfc7306);
 
   std::string open_error;
-  EXPECT_EQ(PluginConnector::Load(RDMAPCT_REFERENCE_PLUGIN, "fault=no-such-fault", open_error),
-            nullptr);
+  EXPECT_EQ(PluginConnector::Load(RDMAPCT_REFERENCE_PLUGIN, "fault=no-such-fault", open_error), nullptr);
   EXPECT_NE(open_error.find("refused to open"), std::string::npos) << open_error;
   EXPECT_NE(open_error.find("no-such-fault"), std::string::npos) << open_error;
 }
@@ -132,8 +129,7 @@ TEST(ReferencePlugin, PeekMemoryAndAbort) {
 TEST(PluginLoader, NamesAMissingFile) {
   std::string error;
   EXPECT_EQ(PluginConnector::Load("/nonexistent/librdmapct_nothing.so", "", error), nullptr);
-  EXPECT_NE(error.find("cannot load plugin /nonexistent/librdmapct_nothing.so"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("cannot load plugin /nonexistent/librdmapct_nothing.so"), std::string::npos) << error;
 }
 
 TEST(PluginLoader, NamesAMissingSymbol) {
@@ -145,9 +141,7 @@ TEST(PluginLoader, NamesAMissingSymbol) {
 TEST(PluginLoader, RefusesAnotherAbiVersion) {
   std::string error;
   EXPECT_EQ(PluginConnector::Load(RDMAPCT_BAD_ABI_PLUGIN, "", error), nullptr);
-  EXPECT_NE(error.find("implements target plugin ABI 2; this rdmapct implements ABI 1"),
-            std::string::npos)
-      << error;
+  EXPECT_NE(error.find("implements target plugin ABI 2; this rdmapct implements ABI 1"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -105,9 +105,9 @@ TEST(ReferenceTargetStartup, Rev2EnhancedReplyStartsWithTheRfc6581Word) {
 // REQ R6581-9.1-14 R6581-9.1-16
 TEST(ReferenceTargetStartup, AllOnesIrdOrdIsAnsweredWithAllOnes) {
   ReferenceTarget target;
-  Initiator init(target, {.revision = 2,
-                          .enhanced = wire::EnhancedIrdOrd{.ird = wire::kIrdOrdNotNegotiated,
-                                                           .ord = wire::kIrdOrdNotNegotiated}});
+  Initiator init(
+      target, {.revision = 2,
+               .enhanced = wire::EnhancedIrdOrd{.ird = wire::kIrdOrdNotNegotiated, .ord = wire::kIrdOrdNotNegotiated}});
   ASSERT_TRUE(init.Start());
   EXPECT_EQ(init.reply().enhanced_data->ird, wire::kIrdOrdNotNegotiated);
   EXPECT_EQ(init.reply().enhanced_data->ord, wire::kIrdOrdNotNegotiated);
@@ -120,8 +120,7 @@ TEST(ReferenceTargetStartup, AllOnesIrdOrdIsAnsweredWithAllOnes) {
 TEST(ReferenceTargetStartup, PeerToPeerRepliesWithSupportedRtrTypes) {
   ReferenceTarget all;
   Initiator a(all, {.revision = 2,
-                    .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true,
-                                                     .ird = 4, .ord = 4}});
+                    .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true, .ird = 4, .ord = 4}});
   ASSERT_TRUE(a.Start());
   const wire::EnhancedIrdOrd& e = *a.reply().enhanced_data;
   EXPECT_TRUE(e.peer_to_peer);
@@ -133,8 +132,7 @@ TEST(ReferenceTargetStartup, PeerToPeerRepliesWithSupportedRtrTypes) {
   c.mpa.rtr_send = false;
   ReferenceTarget no_send(c);
   Initiator b(no_send, {.revision = 2,
-                        .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true,
-                                                         .ird = 4, .ord = 4}});
+                        .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true, .ird = 4, .ord = 4}});
   ASSERT_TRUE(b.Start());
   const wire::EnhancedIrdOrd& f = *b.reply().enhanced_data;
   EXPECT_TRUE(f.peer_to_peer);
@@ -145,9 +143,9 @@ TEST(ReferenceTargetStartup, PeerToPeerRepliesWithSupportedRtrTypes) {
 // decisions D-H6: a Send RTR consumes buffer 1 and MSN 1 but is no ULP event.
 TEST(ReferenceTargetStartup, SendRtrIsHiddenAndTheFirstEventIsSequenceOne) {
   ReferenceTarget target;
-  Initiator init(target, {.revision = 2,
-                          .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true,
-                                                           .ird = 4, .ord = 4}});
+  Initiator init(
+      target,
+      {.revision = 2, .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = true, .ird = 4, .ord = 4}});
   ASSERT_TRUE(init.Start());
   EXPECT_TRUE(init.Send(wire::MakeSend(Opcode::kSend, 1, {})).empty());
   const Bytes hello = Text("hello");
@@ -168,9 +166,9 @@ TEST(ReferenceTargetStartup, ReadRtrIsAnsweredWithAZeroLengthReadResponse) {
   ReferenceTargetConfig c;
   c.ird = 0;
   ReferenceTarget target(c);
-  Initiator init(target, {.revision = 2,
-                          .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .ird = 4,
-                                                           .read_rtr = true, .ord = 0}});
+  Initiator init(
+      target,
+      {.revision = 2, .enhanced = wire::EnhancedIrdOrd{.peer_to_peer = true, .ird = 4, .read_rtr = true, .ord = 0}});
   ASSERT_TRUE(init.Start());
   EXPECT_TRUE(init.reply().enhanced_data->read_rtr);
   EXPECT_GE(init.reply().enhanced_data->ird, 1);
@@ -265,8 +263,7 @@ TEST(ReferenceTargetStartup, RevisionsOutsideThePolicyCloseWithoutReply) {
   for (uint8_t rev : {0, 3, 0xFF}) {
     Initiator init(target, {.revision = rev});
     Bytes out;
-    init.reference().OnBytes(wire::EncodeMpaStartupFrame(testing::MakeRequest({.revision = rev})),
-                           out);
+    init.reference().OnBytes(wire::EncodeMpaStartupFrame(testing::MakeRequest({.revision = rev})), out);
     EXPECT_TRUE(out.empty()) << int(rev);
     EXPECT_EQ(init.reference().close_reason(), CloseReason::kRevisionRejected);
   }
@@ -275,8 +272,8 @@ TEST(ReferenceTargetStartup, RevisionsOutsideThePolicyCloseWithoutReply) {
   ReferenceTarget plain(c);
   auto s = plain.Accept();
   Bytes out;
-  s->OnBytes(wire::EncodeMpaStartupFrame(testing::MakeRequest(
-                 {.revision = 2, .enhanced = wire::EnhancedIrdOrd{.ird = 1, .ord = 1}})),
+  s->OnBytes(wire::EncodeMpaStartupFrame(
+                 testing::MakeRequest({.revision = 2, .enhanced = wire::EnhancedIrdOrd{.ird = 1, .ord = 1}})),
              out);
   EXPECT_TRUE(out.empty());
   EXPECT_EQ(s->close_reason(), CloseReason::kEnhancedRejected);
@@ -313,8 +310,10 @@ TEST(ReferenceTargetFullOperation, WriteThenReadReturnsTheWrittenOctets) {
   const Bytes data = ComplementOfPattern(rw, to, 2000);
   // A Write is Placed with no ULP event and no reply.
   EXPECT_TRUE(init.Send(wire::MakeRdmaWrite(rw.stag, to, data)).empty());
-  wire::ReadRequestHeader rr{.sink_stag = 0x5151, .sink_tagged_offset = 0x1000,
-                             .read_message_size = 2000, .source_stag = rw.stag,
+  wire::ReadRequestHeader rr{.sink_stag = 0x5151,
+                             .sink_tagged_offset = 0x1000,
+                             .read_message_size = 2000,
+                             .source_stag = rw.stag,
                              .source_tagged_offset = to};
   init.Send(wire::MakeReadRequest(1, rr));
   Bytes got;
@@ -340,10 +339,9 @@ TEST(ReferenceTargetFullOperation, SendIsReportedByAnEventRecordSend) {
   init.Send(wire::MakeSend(Opcode::kSend, 1, hello));
   ASSERT_EQ(init.received().size(), 1u);
   // The record of the convention's §6.2 example, in a Send with MSN 1.
-  const Bytes example = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x01,
-                         0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                         0x00, 0x00, 0x00, 0x00, 0x9a, 0x71, 0xbb, 0x4c, 0x00, 0x05, 0x00, 0x00,
-                         0x68, 0x65, 0x6c, 0x6c, 0x6f};
+  const Bytes example = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+                         0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                         0x9a, 0x71, 0xbb, 0x4c, 0x00, 0x05, 0x00, 0x00, 0x68, 0x65, 0x6c, 0x6c, 0x6f};
   auto v = init.Decoded();
   EXPECT_EQ(v[0].opcode(), Opcode::kSend);
   EXPECT_EQ(v[0].ddp.header.queue_number, 0u);
@@ -419,7 +417,9 @@ TEST(ReferenceTargetFullOperation, ForeignStagIsNotAssociatedWithTheStream) {
   Initiator init(target);
   ASSERT_TRUE(init.Start());
   const wire::AdvertisedRegion foreign = init.Region(RegionRole::kForeign);
-  wire::ReadRequestHeader rr{.sink_stag = 1, .read_message_size = 8, .source_stag = foreign.stag,
+  wire::ReadRequestHeader rr{.sink_stag = 1,
+                             .read_message_size = 8,
+                             .source_stag = foreign.stag,
                              .source_tagged_offset = foreign.base_tagged_offset};
   init.Send(wire::MakeReadRequest(1, rr));
   auto v = init.Decoded();
@@ -464,8 +464,10 @@ TEST(ReferenceTargetFullOperation, EventsBeforeTheTerminateInOneChunkGoOutFirst)
 Bytes ReadRequestsInOneChunk(Initiator& init, const wire::AdvertisedRegion& src, uint32_t count) {
   Bytes chunk;
   for (uint32_t i = 0; i < count; ++i) {
-    wire::ReadRequestHeader rr{.sink_stag = 0x100 + i, .sink_tagged_offset = 0,
-                               .read_message_size = 8, .source_stag = src.stag,
+    wire::ReadRequestHeader rr{.sink_stag = 0x100 + i,
+                               .sink_tagged_offset = 0,
+                               .read_message_size = 8,
+                               .source_stag = src.stag,
                                .source_tagged_offset = src.base_tagged_offset + 8 * i};
     const Bytes f = init.Frame(wire::EncodeSegment(wire::MakeReadRequest(i + 1, rr)));
     chunk.insert(chunk.end(), f.begin(), f.end());
@@ -519,11 +521,14 @@ TEST(ReferenceTargetFullOperation, ReadServedAfterItsSourceWasInvalidatedInTheSa
   Initiator init(target);
   ASSERT_TRUE(init.Start());
   const wire::AdvertisedRegion inv = init.Region(RegionRole::kInvalidatable);
-  wire::ReadRequestHeader rr{.sink_stag = 0x77, .sink_tagged_offset = 0, .read_message_size = 128,
-                             .source_stag = inv.stag, .source_tagged_offset = inv.base_tagged_offset};
+  wire::ReadRequestHeader rr{.sink_stag = 0x77,
+                             .sink_tagged_offset = 0,
+                             .read_message_size = 128,
+                             .source_stag = inv.stag,
+                             .source_tagged_offset = inv.base_tagged_offset};
   Bytes chunk = init.Frame(wire::EncodeSegment(wire::MakeReadRequest(1, rr)));
-  const Bytes send_inv = init.Frame(
-      wire::EncodeSegment(wire::MakeSend(Opcode::kSendWithInvalidate, 1, Bytes(16, 0x5A), inv.stag)));
+  const Bytes send_inv =
+      init.Frame(wire::EncodeSegment(wire::MakeSend(Opcode::kSendWithInvalidate, 1, Bytes(16, 0x5A), inv.stag)));
   chunk.insert(chunk.end(), send_inv.begin(), send_inv.end());
   init.SendRaw(chunk);
   auto v = init.Decoded();
@@ -581,8 +586,8 @@ TEST(ReferenceTargetFullOperation, MarkersInTargetFpdusWhenTheRequestHadM) {
   ASSERT_TRUE(init.Start());
   EXPECT_FALSE(init.reply().marker_required);
   const wire::AdvertisedRegion rw = init.Region(RegionRole::kReadWrite);
-  wire::ReadRequestHeader rr{.sink_stag = 7, .read_message_size = 3000, .source_stag = rw.stag,
-                             .source_tagged_offset = rw.base_tagged_offset};
+  wire::ReadRequestHeader rr{
+      .sink_stag = 7, .read_message_size = 3000, .source_stag = rw.stag, .source_tagged_offset = rw.base_tagged_offset};
   const Bytes out = init.Send(wire::MakeReadRequest(1, rr));
   // The first octets of the target's Full Operation are the Marker 0x00000000.
   ASSERT_GE(out.size(), 6u);
@@ -645,8 +650,7 @@ TEST(ReferenceTargetConnections, KeepMemoryKeepsWhatThePreviousConnectionWroteOn
     Initiator init(target, o);
     EXPECT_TRUE(init.Start());
     const wire::AdvertisedRegion rw = init.Region(RegionRole::kReadWrite);
-    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset,
-                                  ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
+    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset, ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
     init.Close();
     return rw;
   };
@@ -689,8 +693,7 @@ TEST(ReferenceTargetConnections, ResetMakesTheTargetAsNew) {
     Initiator init(target);
     ASSERT_TRUE(init.Start());
     rw = init.Region(RegionRole::kReadWrite);
-    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset,
-                                  ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
+    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset, ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
     init.Send(wire::MakeRdmaWrite(0xBAD, 0, Text("x")));  // a Terminate: an outcome to report
   }
   EXPECT_NE(target.MemorySnapshot(rw.memory_object), Bytes());
@@ -716,8 +719,7 @@ TEST(ReferenceTargetConnections, WithoutHandBackEveryConnectionStartsPatterned) 
     Initiator init(target);
     ASSERT_TRUE(init.Start());
     rw = init.Region(RegionRole::kReadWrite);
-    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset,
-                                  ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
+    init.Send(wire::MakeRdmaWrite(rw.stag, rw.base_tagged_offset, ComplementOfPattern(rw, rw.base_tagged_offset, 64)));
     init.Close();
   }
   Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
@@ -763,8 +765,8 @@ TEST(ReferenceTargetConnections, OutcomeBlockReportsThePreviousConnection) {
     EXPECT_EQ(p.error_code, 0x00);
     EXPECT_EQ(p.events_sent, 1);
     EXPECT_EQ(p.completion_errors, 1);
-    init.Send(wire::MakeTerminate(
-        1, wire::MakeTerminateHeader(wire::term::kRdmapUnexpectedOpcode, nullptr, 0, nullptr)));
+    init.Send(
+        wire::MakeTerminate(1, wire::MakeTerminateHeader(wire::term::kRdmapUnexpectedOpcode, nullptr, 0, nullptr)));
   }
   {
     Initiator init(target);  // serial 3: the suite just closes
@@ -818,8 +820,7 @@ TEST(ReferenceTargetFaults, AnswerAfterTerminateKeepsTheFaultyTargetOpen) {
   init.Send(wire::MakeReadRequest(1, wire::ReadRequestHeader{.sink_stag = 5,
                                                              .read_message_size = 4,
                                                              .source_stag = rw.stag,
-                                                             .source_tagged_offset =
-                                                                 rw.base_tagged_offset}));
+                                                             .source_tagged_offset = rw.base_tagged_offset}));
   auto v = init.Decoded();
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].opcode(), Opcode::kTerminate);
@@ -846,8 +847,7 @@ TEST(ReferenceTargetFaults, KeepPlacingAfterTerminateShowsOnTheKeepMemoryConnect
     Initiator next(target, {.suite_request = wire::SuiteRequest{.flags = wire::kRequestKeepMemory}});
     ASSERT_TRUE(next.Start());
     auto m = next.reference().PeekMemory(rw.stag, rw.base_tagged_offset, 8);
-    EXPECT_EQ(Bytes(m.begin(), m.end()),
-              faulty ? data : wire::RegionPattern(rw, rw.base_tagged_offset, 8))
+    EXPECT_EQ(Bytes(m.begin(), m.end()), faulty ? data : wire::RegionPattern(rw, rw.base_tagged_offset, 8))
         << "faulty " << faulty;
   }
 }

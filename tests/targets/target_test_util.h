@@ -29,7 +29,7 @@ using wire::Opcode;
 struct InitiatorOptions {
   uint8_t revision = 1;
   bool crc = true;
-  bool markers = false;  // M: Markers wanted in target -> suite FPDUs
+  bool markers = false;                            // M: Markers wanted in target -> suite FPDUs
   std::optional<wire::EnhancedIrdOrd> enhanced{};  // Rev 2, S = 1 when set
   std::optional<wire::SuiteRequest> suite_request{};
   // Test-ULP 1.1: appended after the Suite Request (give it minor 1).
@@ -49,19 +49,18 @@ inline wire::MpaStartupFrame MakeRequest(const InitiatorOptions& o) {
   return f;
 }
 
-// Drives one session the way the suite would over TCP.
+// Drives one connection the way the suite would over TCP.
 class Initiator {
  public:
-  Initiator(ReferenceTarget& target, InitiatorOptions options = {})
-      : session_(target.Accept()), options_(options) {}
+  Initiator(ReferenceTarget& target, InitiatorOptions options = {}) : reference_(target.Accept()), options_(options) {}
 
-  ReferenceTargetConnection& session() { return *session_; }
+  ReferenceTargetConnection& reference() { return *reference_; }
 
   // Sends the Request and decodes the Reply; false (with a gtest failure)
   // if there is none.
   bool Start() {
     Bytes out;
-    session_->OnBytes(wire::EncodeMpaStartupFrame(MakeRequest(options_)), out);
+    reference_->OnBytes(wire::EncodeMpaStartupFrame(MakeRequest(options_)), out);
     auto reply = wire::DecodeMpaStartupFrame(out, {wire::MpaFrameKind::kReply});
     EXPECT_TRUE(reply.ok()) << (reply.ok() ? "" : reply.error().Describe());
     if (!reply.ok()) return false;
@@ -105,7 +104,7 @@ class Initiator {
   // Sends raw octets; returns what the target sent back (also deframed).
   Bytes SendRaw(ByteSpan bytes) {
     Bytes out;
-    session_->OnBytes(bytes, out);
+    reference_->OnBytes(bytes, out);
     Collect(out);
     return out;
   }
@@ -114,7 +113,7 @@ class Initiator {
   }
   Bytes Close() {
     Bytes out;
-    session_->OnPeerClosed(out);
+    reference_->OnPeerClosed(out);
     Collect(out);
     return out;
   }
@@ -144,7 +143,7 @@ class Initiator {
     if (!st.ok()) deframe_error_ = st.error();
   }
 
-  std::unique_ptr<ReferenceTargetConnection> session_;
+  std::unique_ptr<ReferenceTargetConnection> reference_;
   InitiatorOptions options_;
   std::optional<wire::MpaStartupFrame> reply_;
   std::optional<wire::Advertisement> advertisement_;

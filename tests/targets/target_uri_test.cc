@@ -7,8 +7,7 @@
 namespace rdmapct::targets {
 namespace {
 
-std::unique_ptr<TargetConnector> Make(std::string_view uri, std::string& error,
-                                      const ConnectorOptions& o = {}) {
+std::unique_ptr<TargetConnector> Make(std::string_view uri, std::string& error, const ConnectorOptions& o = {}) {
   return MakeConnector(uri, o, error);
 }
 
@@ -29,11 +28,11 @@ TEST(TargetUri, ReferenceQuery) {
   std::string error;
   auto c = Make("reference?fault=skip-bounds-check&profile=rfc7306&fault=ignore-ird", error);
   ASSERT_NE(c, nullptr) << error;
-  EXPECT_EQ(c->Describe(),
-            "in-process reference (profile rfc7306, fault: skip-bounds-check,ignore-ird)");
-  auto d = Make("reference?crc=0&markers=1&rfc6581=0&revs=1&ird=4&ord=2&buffers=16&buffer_size=2048"
-                "&keep_memory=0&mulpdu=512",
-                error);
+  EXPECT_EQ(c->Describe(), "in-process reference (profile rfc7306, fault: skip-bounds-check,ignore-ird)");
+  auto d = Make(
+      "reference?crc=0&markers=1&rfc6581=0&revs=1&ird=4&ord=2&buffers=16&buffer_size=2048"
+      "&keep_memory=0&mulpdu=512",
+      error);
   ASSERT_NE(d, nullptr) << error;
   const ReferenceTargetConfig& cfg = ConfigOf(d);
   EXPECT_FALSE(cfg.mpa.crc);

@@ -132,8 +132,7 @@ TEST(TcpTransport, SilentPeerTimesOutWithinTheDeadline) {
   EXPECT_GE(took, milliseconds(150));
   EXPECT_LT(took, milliseconds(1500));
   // A peer that never reads: the write times out once the windows are full.
-  auto w = Connect(l.address() /* second accept never happens: backlog only */,
-                   TcpOptions{milliseconds(200)});
+  auto w = Connect(l.address() /* second accept never happens: backlog only */, TcpOptions{milliseconds(200)});
   ASSERT_NE(w, nullptr);
   Bytes big(1 << 20, 0x42);
   IoStatus st = IoStatus::kOk;
@@ -178,8 +177,7 @@ TEST(TcpConnectorTest, AddressSyntax) {
   EXPECT_EQ(port, "4791");
   ASSERT_TRUE(SplitHostPort("target.example:80", host, port, error));
   EXPECT_EQ(host, "target.example");
-  for (const char* bad : {"", "host", "host:", ":80", "host:0", "host:65536", "::1:80", "[::1]80",
-                          "host:8x"}) {
+  for (const char* bad : {"", "host", "host:", ":80", "host:0", "host:65536", "::1:80", "[::1]80", "host:8x"}) {
     EXPECT_FALSE(SplitHostPort(bad, host, port, error)) << bad;
   }
   auto c = TcpConnector::Create("[::1]:4791", {}, error);

@@ -58,17 +58,13 @@ TEST(CheckTagged, FamiliesAndOrder) {
             ViolationKind::kReadSourceInvalidStag);
   EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 2, 0, 1, 0, kReadSourceErrors, true, {})),
             ViolationKind::kReadSourceNotAssociated);
-  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, 0, 1, kRemoteWrite, kDdpPlacementErrors,
-                                     true, {})),
+  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, 0, 1, kRemoteWrite, kDdpPlacementErrors, true, {})),
             ViolationKind::kTaggedAccessRights);
-  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, 0, 1, kRemoteAtomic, kAtomicTargetErrors,
-                                     true, {})),
+  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, 0, 1, kRemoteAtomic, kAtomicTargetErrors, true, {})),
             ViolationKind::kAtomicAccessRights);
-  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, ~uint64_t{0}, 2, 0, kCommitTargetErrors,
-                                     true, {})),
+  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, ~uint64_t{0}, 2, 0, kCommitTargetErrors, true, {})),
             ViolationKind::kCommitToWrap);
-  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, ~uint64_t{0}, 2, 0, kCommitTargetErrors,
-                                     false, {})),
+  EXPECT_EQ(KindOf(CheckTaggedAccess(res, kStream, 1, ~uint64_t{0}, 2, 0, kCommitTargetErrors, false, {})),
             ViolationKind::kCommitBaseOrBounds);
 }
 
@@ -159,7 +155,7 @@ TEST(Resources, RegionFromAdvertisement) {
   a.length = 96;
   a.access = wire::kAccessRemoteRead | wire::kAccessFlush;
   a.attributes = wire::kAttrInvalidatable;
-  a.memory_object = 9;   // the advertised id; the model object is the caller's
+  a.memory_object = 9;  // the advertised id; the model object is the caller's
   a.object_offset = 32;
   MemoryRegion m = RegionFromAdvertisement(a, 5, 2);
   EXPECT_EQ(m.stag, 0x1234u);

@@ -12,11 +12,17 @@ using namespace testing;  // NOLINT
 // A Send on QN0 MSN 1, written octet by octet from RFC 5040 Figure 3 / RFC 5041
 // Figure 4: DDP Control 0x41 (T=0 L=1 DV=1), RDMAP Control 0x43 (RV=01b, Send).
 Bytes HandSend(uint8_t ddp_control = 0x41, uint8_t rdmap_control = 0x43, uint8_t qn = 0) {
-  return Bytes{ddp_control, rdmap_control, 0, 0, 0, 0,  // Invalidate STag
-               0, 0, 0, qn,                              // QN
-               0, 0, 0, 1,                               // MSN
-               0, 0, 0, 0,                               // MO
-               'a', 'b', 'c'};
+  return Bytes{ddp_control, rdmap_control,
+               0,           0,
+               0,           0,  // Invalidate STag
+               0,           0,
+               0,           qn,  // QN
+               0,           0,
+               0,           1,  // MSN
+               0,           0,
+               0,           0,  // MO
+               'a',         'b',
+               'c'};
 }
 
 Peer ReadyPeer(wire::Profile profile = wire::Profile::kRfc5040) {

@@ -22,7 +22,8 @@ TEST(FaultCatalogue, NamesDescriptionsAndIds) {
     const FaultInfo& f = AllFaults()[i];
     EXPECT_EQ(static_cast<std::size_t>(f.fault), i);
     EXPECT_TRUE(names.insert(f.name).second) << f.name;
-    for (char c : std::string(f.name)) EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') << f.name;
+    for (char c : std::string(f.name))
+      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-') << f.name;
     EXPECT_STRNE(f.description, "");
     EXPECT_STRNE(f.requirement_ids, "");
     EXPECT_EQ(FindFault(f.name), f.fault);
@@ -54,10 +55,11 @@ constexpr uint32_t kMem = 0x10;
 struct Scenario {
   Peer p;
   Outcome o;
-  Scenario(FaultSet faults, EndpointConfig c) : p([&] {
-    c.faults = faults;
-    return c;
-  }()) {
+  Scenario(FaultSet faults, EndpointConfig c)
+      : p([&] {
+          c.faults = faults;
+          return c;
+        }()) {
     p.ep.resources().AddRegion(kMem, 0, 64, kAllAccess, kStream);
   }
   void Feed(const wire::RdmapSegment& s) { Feed(Encode(s)); }
@@ -121,8 +123,7 @@ const std::map<Fault, Run>& Scenarios() {
          s.p.ep.PostReceive(16);
          s.Feed(SendWith(1, 1, 1, 17));
        })},
-      {Fault::kSkipBoundsCheck,
-       Simple([](Scenario& s) { s.Feed(wire::MakeRdmaWrite(kMem, 60, Pattern(8))); })},
+      {Fault::kSkipBoundsCheck, Simple([](Scenario& s) { s.Feed(wire::MakeRdmaWrite(kMem, 60, Pattern(8))); })},
       {Fault::kSkipToWrapCheck,
        Simple([](Scenario& s) { s.Feed(wire::MakeRdmaWrite(kMem, ~uint64_t{0} - 3, Pattern(8))); })},
       {Fault::kSkipAccessRightsCheck, Simple([](Scenario& s) {
@@ -165,8 +166,9 @@ const std::map<Fault, Run>& Scenarios() {
                                               s.Collect();
                                             },
                                             Deferred())},
-      {Fault::kWrongReadResponseTo,
-       Simple([](Scenario& s) { s.Feed(wire::MakeReadRequest(1, {1, 0x100, 8, kMem, 0})); })},
+      {Fault::kWrongReadResponseTo, Simple([](Scenario& s) {
+         s.Feed(wire::MakeReadRequest(1, {1, 0x100, 8, kMem, 0}));
+       })},
       {Fault::kSplitReadResponseOverMulpdu, Simple(
                                                 [](Scenario& s) {
                                                   s.Feed(wire::MakeReadRequest(1, {1, 0, 64, kMem, 0}));
@@ -174,8 +176,7 @@ const std::map<Fault, Run>& Scenarios() {
                                                   s.Collect();
                                                 },
                                                 Deferred(4, 64))},
-      {Fault::kWrongTerminateCode,
-       Simple([](Scenario& s) { s.Feed(wire::MakeRdmaWrite(0x999, 0, Pattern(8))); })},
+      {Fault::kWrongTerminateCode, Simple([](Scenario& s) { s.Feed(wire::MakeRdmaWrite(0x999, 0, Pattern(8))); })},
       {Fault::kTerminateWithoutTerminatedHeader,
        Simple([](Scenario& s) { s.Feed(wire::MakeRdmaWrite(0x999, 0, Pattern(8))); })},
       {Fault::kKeepPlacingAfterTerminate, Simple([](Scenario& s) {
@@ -220,8 +221,8 @@ TEST(FaultBehaviour, SpecificDifferences) {
   EXPECT_FALSE(IsAccepted(ViolationKind::kTaggedInvalidStag, {t.layer, t.etype, t.code}));
   EXPECT_TRUE(wire::IsRegistered({t.layer, t.etype, t.code}));
 
-  const Outcome bare = Scenarios().at(Fault::kTerminateWithoutTerminatedHeader)(
-      {Fault::kTerminateWithoutTerminatedHeader});
+  const Outcome bare =
+      Scenarios().at(Fault::kTerminateWithoutTerminatedHeader)({Fault::kTerminateWithoutTerminatedHeader});
   t = ParseRawTerminate(bare.segments[0]);
   EXPECT_FALSE(t.m || t.d || t.r);
 
@@ -232,20 +233,17 @@ TEST(FaultBehaviour, SpecificDifferences) {
   EXPECT_TRUE(wrap.violations.empty());
   EXPECT_TRUE(wrap.segments.empty());
 
-  const Outcome split = Scenarios().at(Fault::kSplitReadResponseOverMulpdu)(
-      {Fault::kSplitReadResponseOverMulpdu});
+  const Outcome split = Scenarios().at(Fault::kSplitReadResponseOverMulpdu)({Fault::kSplitReadResponseOverMulpdu});
   EXPECT_GT(split.segments[0].size(), 64u);  // MULPDU 64
 
   const Outcome to = Scenarios().at(Fault::kWrongReadResponseTo)({Fault::kWrongReadResponseTo});
   EXPECT_EQ(wire::LoadBe64(&to.segments[0][6]), 0x104u);
 
-  const Outcome order = Scenarios().at(Fault::kReadResponsesOutOfOrder)(
-      {Fault::kReadResponsesOutOfOrder});
+  const Outcome order = Scenarios().at(Fault::kReadResponsesOutOfOrder)({Fault::kReadResponsesOutOfOrder});
   ASSERT_EQ(order.segments.size(), 2u);
   EXPECT_EQ(wire::LoadBe32(&order.segments[0][2]), 2u);  // the second Read answered first
 
-  const Outcome small = Scenarios().at(Fault::kDeliverSendIntoSmallBuffer)(
-      {Fault::kDeliverSendIntoSmallBuffer});
+  const Outcome small = Scenarios().at(Fault::kDeliverSendIntoSmallBuffer)({Fault::kDeliverSendIntoSmallBuffer});
   EXPECT_EQ(small.events, std::vector<UlpEventKind>{UlpEventKind::kSendReceived});
 }
 

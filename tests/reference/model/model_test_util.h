@@ -102,7 +102,7 @@ inline Bytes Prefix(const Bytes& b, std::size_t n) { return Bytes(b.begin(), b.b
 // REQ R5040-4.1-01 R5040-4.1-04 R5040-4.1-T08 R5040-5.4-02 R5040-5.4-03 R5040-4.8-01
 // REQ R5040-4.8-02 R5040-4.8-08 R5041-4.1-01 R5041-4.1-09 R5041-4.1-11
 inline void ExpectTerminateFrame(const RawTerminate& t, uint32_t msn = 1) {
-  EXPECT_EQ(t.ddp_control, 0x41);  // T=0 L=1 Rsvd=0 DV=1
+  EXPECT_EQ(t.ddp_control, 0x41);    // T=0 L=1 Rsvd=0 DV=1
   EXPECT_EQ(t.rdmap_control, 0x47);  // RV=01b Rsv=0 Opcode=0x7
   EXPECT_EQ(t.invalidate_stag, 0u);
   EXPECT_EQ(t.qn, 2u);
@@ -115,8 +115,7 @@ inline void ExpectTerminateFrame(const RawTerminate& t, uint32_t msn = 1) {
 // Expects exactly one segment in `r`, a Terminate with this code, the
 // offending ULPDU's header echoed (D=1, M=1, length = its ULPDU_Length) and,
 // for Read Requests, its RDMA header (R=1).
-inline RawTerminate ExpectSingleTerminate(const Reactions& r, uint8_t layer, uint8_t etype,
-                                          uint8_t code) {
+inline RawTerminate ExpectSingleTerminate(const Reactions& r, uint8_t layer, uint8_t etype, uint8_t code) {
   EXPECT_EQ(r.segments().size(), 1u);
   if (r.segments().empty()) return {};
   RawTerminate t = ParseRawTerminate(r.segments().back());

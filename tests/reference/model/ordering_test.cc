@@ -27,8 +27,8 @@ struct Kind {
 };
 Kind KindOf(const Bytes& b) {
   const bool tagged = (b[0] & 0x80) != 0;
-  return Kind{tagged, static_cast<uint8_t>(b[1] & 0x0F),
-              tagged ? wire::LoadBe32(&b[2]) : wire::LoadBe32(&b[10]), (b[0] & 0x40) != 0};
+  return Kind{tagged, static_cast<uint8_t>(b[1] & 0x0F), tagged ? wire::LoadBe32(&b[2]) : wire::LoadBe32(&b[10]),
+              (b[0] & 0x40) != 0};
 }
 
 // R5040-5.5-R20a R5040-5.2.1-08 R5040-5.2.2-07: 32 pipelined Reads, each answered
@@ -92,8 +92,8 @@ TEST(Ordering, AtomicsSeeEarlierWritesAndRunInOrder) {
     const auto& r = p.Feed(wire::MakeAtomicRequest(i, a));
     ASSERT_EQ(r.segments().size(), 1u);
     const Bytes& s = r.segments()[0];
-    EXPECT_EQ(wire::LoadBe32(&s[18]), i);                 // Original Request Identifier
-    EXPECT_EQ(wire::LoadBe64(&s[22]), uint64_t{4} + i);   // 5, 6, 7, 8
+    EXPECT_EQ(wire::LoadBe32(&s[18]), i);                // Original Request Identifier
+    EXPECT_EQ(wire::LoadBe64(&s[22]), uint64_t{4} + i);  // 5, 6, 7, 8
   }
 }
 

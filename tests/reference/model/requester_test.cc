@@ -16,8 +16,13 @@ struct Untagged {
 };
 Untagged ParseUntagged(const Bytes& b) {
   EXPECT_GE(b.size(), 18u);
-  return Untagged{b[0], b[1], wire::LoadBe32(&b[2]), wire::LoadBe32(&b[6]),
-                  wire::LoadBe32(&b[10]), wire::LoadBe32(&b[14]), Bytes(b.begin() + 18, b.end())};
+  return Untagged{b[0],
+                  b[1],
+                  wire::LoadBe32(&b[2]),
+                  wire::LoadBe32(&b[6]),
+                  wire::LoadBe32(&b[10]),
+                  wire::LoadBe32(&b[14]),
+                  Bytes(b.begin() + 18, b.end())};
 }
 
 // RFC 5041 §5.2 example (R5041-5.2-07): 2048 octets, MULPDU 1500 -> MO 0 with 1482
@@ -93,8 +98,8 @@ TEST(PostRead, HeaderLayout) {
   EXPECT_EQ(u.rdmap_control, 0x41);
   EXPECT_EQ(u.qn, 1u);
   EXPECT_EQ(u.msn, 1u);
-  const Bytes expect = {0, 0, 0, 0x11, 0, 0, 0, 0, 0, 0, 0x22, 0x33, 0, 0, 0, 0x44,
-                        0, 0, 0, 0x55, 0, 0, 0, 0, 0, 0, 0x66, 0x77};
+  const Bytes expect = {0, 0,    0, 0x11, 0, 0,    0, 0, 0, 0, 0x22, 0x33, 0,    0,
+                        0, 0x44, 0, 0,    0, 0x55, 0, 0, 0, 0, 0,    0,    0x66, 0x77};
   EXPECT_EQ(u.payload, expect);
   EXPECT_EQ(p.ep.outstanding_reads(), 1u);
 }
@@ -112,8 +117,8 @@ TEST(PostRead, OrdLimit) {
   EXPECT_EQ(p.ep.PostReadRequest({1, 8, 4, 9, 0}, p.r), PostStatus::kOk);
 }
 
-// R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.2-S5 RCOMMIT-3.1-07 RCOMMIT-3.1-T01 (decisions D-E): Read and extension requests share QN1 MSNs;
-// the extensions need their profile.
+// R7306-5.2-02 R7306-5.2.1-S1 R7306-5.2.2-S5 RCOMMIT-3.1-07 RCOMMIT-3.1-T01 (decisions D-E): Read and extension
+// requests share QN1 MSNs; the extensions need their profile.
 TEST(PostExtensions, SharedQn1MsnAndProfiles) {
   Peer old{Config()};
   EXPECT_EQ(old.ep.PostAtomicRequest({}, old.r), PostStatus::kNotInProfile);

@@ -38,8 +38,8 @@ wire::AtomicRequestHeader FetchAdd(uint32_t id, uint64_t to, uint64_t add, uint6
   return h;  // Compare Data 0, Compare Mask all-ones (RFC 7306 §5.2.1)
 }
 
-wire::AtomicRequestHeader CmpSwap(uint32_t id, uint64_t to, uint64_t compare,
-                                  uint64_t compare_mask, uint64_t swap, uint64_t swap_mask) {
+wire::AtomicRequestHeader CmpSwap(uint32_t id, uint64_t to, uint64_t compare, uint64_t compare_mask, uint64_t swap,
+                                  uint64_t swap_mask) {
   wire::AtomicRequestHeader h = FetchAdd(id, to, swap, swap_mask);
   h.atomic_opcode = kCmpSwap;
   h.compare_data = compare;
@@ -67,8 +67,8 @@ AtomicReply ExpectAtomicResponse(const Bytes& seg, uint32_t qn3_msn) {
   AtomicReply a;
   EXPECT_EQ(seg.size(), 18u + 12u) << "untagged DDP header + 12-octet Figure 6 (decisions D-C1)";
   if (seg.size() != 30) return a;
-  EXPECT_EQ(seg[0], 0x41);  // T=0 L=1 DV=1
-  EXPECT_EQ(seg[1], 0x4B);  // RV=01b opcode 1011b
+  EXPECT_EQ(seg[0], 0x41);                 // T=0 L=1 DV=1
+  EXPECT_EQ(seg[1], 0x4B);                 // RV=01b opcode 1011b
   EXPECT_EQ(wire::LoadBe32(&seg[2]), 0u);  // Invalidate STag zero (R7306-4.1-03)
   EXPECT_EQ(wire::LoadBe32(&seg[6]), 3u);
   EXPECT_EQ(wire::LoadBe32(&seg[10]), qn3_msn);
@@ -104,9 +104,7 @@ struct AtomicTest : ::testing::Test {
     auto s = p.ep.PeekRegion(kStag, to, n);
     return Bytes(s.begin(), s.end());
   }
-  const Reactions& Send(const wire::AtomicRequestHeader& h) {
-    return p.Feed(wire::MakeAtomicRequest(msn++, h));
-  }
+  const Reactions& Send(const wire::AtomicRequestHeader& h) { return p.Feed(wire::MakeAtomicRequest(msn++, h)); }
   // Sends `h` and expects exactly one Atomic Response (QN3 MSN `qn3`).
   AtomicReply Exchange(const wire::AtomicRequestHeader& h, uint32_t qn3 = 1) {
     const Reactions& r = Send(h);
@@ -129,7 +127,7 @@ TEST_F(AtomicTest, FetchAddReturnsOriginalAndStoresSum) {
   EXPECT_EQ(a.id, 0x12345678u);
   EXPECT_EQ(a.original, 0x10u);
   EXPECT_EQ(Memory(kBase + 8, 8), LeOctets(0x15));
-  EXPECT_EQ(Memory(kBase, 8), Bytes(8, 0));       // neighbours untouched
+  EXPECT_EQ(Memory(kBase, 8), Bytes(8, 0));  // neighbours untouched
   EXPECT_EQ(Memory(kBase + 16, 8), Bytes(8, 0));
 }
 
@@ -208,8 +206,8 @@ TEST_F(AtomicTest, FetchAddIgnoresReservedAndCompareFields) {
 // in the Swap Data.
 TEST_F(AtomicTest, CmpSwapMatchSwaps) {
   SetMemory(kBase + 8, LeOctets(0x1111222233334444));
-  const AtomicReply a = Exchange(
-      CmpSwap(9, kBase + 8, 0x1111222233334444, ~uint64_t{0}, 0xAAAABBBBCCCCDDDD, ~uint64_t{0}));
+  const AtomicReply a =
+      Exchange(CmpSwap(9, kBase + 8, 0x1111222233334444, ~uint64_t{0}, 0xAAAABBBBCCCCDDDD, ~uint64_t{0}));
   EXPECT_EQ(a.id, 9u);
   EXPECT_EQ(a.original, 0x1111222233334444u);
   EXPECT_EQ(Memory(kBase + 8, 8), LeOctets(0xAAAABBBBCCCCDDDD));
@@ -219,8 +217,8 @@ TEST_F(AtomicTest, CmpSwapMatchSwaps) {
 // the Swap Mask bits are replaced.
 TEST_F(AtomicTest, CmpSwapMaskedCompareAndMaskedSwap) {
   SetMemory(kBase, LeOctets(0x1111222233334444));
-  const AtomicReply a = Exchange(CmpSwap(1, kBase, 0x1111999999999999, 0xFFFF000000000000,
-                                         0xDEADBEEFCAFEF00D, 0x00000000FFFFFFFF));
+  const AtomicReply a =
+      Exchange(CmpSwap(1, kBase, 0x1111999999999999, 0xFFFF000000000000, 0xDEADBEEFCAFEF00D, 0x00000000FFFFFFFF));
   EXPECT_EQ(a.original, 0x1111222233334444u);
   EXPECT_EQ(Memory(kBase, 8), LeOctets(0x11112222CAFEF00D));
 }
@@ -230,8 +228,7 @@ TEST_F(AtomicTest, CmpSwapMaskedCompareAndMaskedSwap) {
 TEST_F(AtomicTest, CmpSwapMismatchLeavesMemoryUnchanged) {
   SetMemory(kBase, LeOctets(0x1111222233334444));
   const Bytes before = Memory();
-  const AtomicReply a = Exchange(CmpSwap(2, kBase, 0x1111222233334445, ~uint64_t{0},
-                                         0xAAAAAAAAAAAAAAAA, ~uint64_t{0}));
+  const AtomicReply a = Exchange(CmpSwap(2, kBase, 0x1111222233334445, ~uint64_t{0}, 0xAAAAAAAAAAAAAAAA, ~uint64_t{0}));
   EXPECT_EQ(a.original, 0x1111222233334444u);
   EXPECT_EQ(Memory(), before);
 }
@@ -243,8 +240,7 @@ TEST(AtomicFaultTest, WriteMemoryOnFailedCmpSwapChangesMemory) {
   Peer p{c};
   auto& region = p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
   wire::StoreBe64(p.ep.resources().RegionBytes(region, kBase, 8).data(), 0x0102030405060708);
-  p.Feed(wire::MakeAtomicRequest(
-      1, CmpSwap(2, kBase, 0, ~uint64_t{0}, 0xAAAAAAAAAAAAAAAA, 0x00000000FFFFFFFF)));
+  p.Feed(wire::MakeAtomicRequest(1, CmpSwap(2, kBase, 0, ~uint64_t{0}, 0xAAAAAAAAAAAAAAAA, 0x00000000FFFFFFFF)));
   auto m = p.ep.PeekRegion(kStag, kBase, 8);
   // Little-endian word 0x0807060504030201 with its low half replaced.
   EXPECT_EQ(Bytes(m.begin(), m.end()), LeOctets(0x08070605AAAAAAAA));
@@ -416,20 +412,15 @@ TEST(AtomicTargetTest, TargetErrorsTerminateWithRemoteProtectionCodes) {
     uint8_t code;
   };
   const Case cases[] = {
-      {"unknown STag", 0x9999, kBase, kAllAccess, kStream, false, ViolationKind::kAtomicInvalidStag,
-       0x00},
-      {"invalidated STag", kStag, kBase, kAllAccess, kStream, true,
-       ViolationKind::kAtomicInvalidStag, 0x00},
-      {"other stream", kStag, kBase, kAllAccess, kOtherStream, false,
-       ViolationKind::kAtomicStagNotAssociated, 0x03},
+      {"unknown STag", 0x9999, kBase, kAllAccess, kStream, false, ViolationKind::kAtomicInvalidStag, 0x00},
+      {"invalidated STag", kStag, kBase, kAllAccess, kStream, true, ViolationKind::kAtomicInvalidStag, 0x00},
+      {"other stream", kStag, kBase, kAllAccess, kOtherStream, false, ViolationKind::kAtomicStagNotAssociated, 0x03},
       {"no Remote Atomic right", kStag, kBase, kAllAccess & ~kRemoteAtomic, kStream, false,
        ViolationKind::kAtomicAccessRights, 0x02},
       {"last word crosses the end", kStag, kBase + kLen - 4, kAllAccess, kStream, false,
        ViolationKind::kAtomicBaseOrBounds, 0x01},
-      {"below the base", kStag, kBase - 8, kAllAccess, kStream, false,
-       ViolationKind::kAtomicBaseOrBounds, 0x01},
-      {"TO + 8 wraps 2^64", kStag, ~uint64_t{0} - 3, kAllAccess, kStream, false,
-       ViolationKind::kAtomicToWrap, 0x04},
+      {"below the base", kStag, kBase - 8, kAllAccess, kStream, false, ViolationKind::kAtomicBaseOrBounds, 0x01},
+      {"TO + 8 wraps 2^64", kStag, ~uint64_t{0} - 3, kAllAccess, kStream, false, ViolationKind::kAtomicToWrap, 0x04},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -500,7 +491,9 @@ TEST_F(AtomicTest, RequestLongerThan52OctetsIsNotExecuted) {
 // R7306-5.2-02 R7306-5.2.1-S2 R7306-5.2-03: Read and Atomic Requests share the
 // QN1 MSN sequence; a stale MSN is out of range (1/2/0x03).
 TEST_F(AtomicTest, ReadAndAtomicRequestsShareTheQn1MsnSpace) {
-  wire::ReadRequestHeader rr{kStag, kBase + 32, 8, kStag, kBase, };
+  wire::ReadRequestHeader rr{
+      kStag, kBase + 32, 8, kStag, kBase,
+  };
   EXPECT_EQ(p.Feed(wire::MakeReadRequest(1, rr)).segments().size(), 1u);
   EXPECT_EQ(p.Feed(wire::MakeAtomicRequest(2, FetchAdd(1, kBase, 1, 0))).segments().size(), 1u);
   EXPECT_EQ(p.Feed(wire::MakeReadRequest(3, rr)).segments().size(), 1u);
@@ -550,8 +543,8 @@ TEST(AtomicOrderTest, ResponsesFollowRequestOrderAcrossReadsAndAtomics) {
 
 // R7306-5.2.1-S7 R7306-5.4-R8a R7306-7-T12: pipelined FetchAdd(+1) return
 // consecutive originals (no lost update: each read-modify-write completes
-// before the next request is looked at, R7306-5-01 R7306-5.3-01 R7306-5.4-R2); a CmpSwap chain where each expects the previous swap
-// value succeeds all the way.
+// before the next request is looked at, R7306-5-01 R7306-5.3-01 R7306-5.4-R2); a CmpSwap chain where each expects the
+// previous swap value succeeds all the way.
 TEST_F(AtomicTest, PipelinedRequestsExecuteInOrder) {
   uint32_t qn3 = 1;
   for (uint64_t i = 0; i < 5; ++i, ++qn3) {

@@ -19,9 +19,7 @@ using namespace testing;  // NOLINT
 ViolationKind FirstKind(const Reactions& r) {
   return r.violations().empty() ? ViolationKind::kCount : r.violations()[0].kind;
 }
-ViolationKind FirstKind(const std::optional<Violation>& v) {
-  return v ? v->kind : ViolationKind::kCount;
-}
+ViolationKind FirstKind(const std::optional<Violation>& v) { return v ? v->kind : ViolationKind::kCount; }
 
 constexpr uint32_t kStag = 0xC0DE;
 constexpr uint32_t kStag2 = 0xC0DF;
@@ -32,16 +30,13 @@ constexpr uint32_t kG = wire::kFlushToGlobalVisibility;
 
 EndpointConfig CommitConfig() { return Config(wire::Profile::kCommit); }
 
-wire::FlushRequestHeader Flush(uint64_t to, uint32_t length, uint32_t flags = kP,
-                               uint32_t stag = kStag) {
+wire::FlushRequestHeader Flush(uint64_t to, uint32_t length, uint32_t flags = kP, uint32_t stag = kStag) {
   return wire::FlushRequestHeader{stag, length, to, flags};
 }
-wire::VerifyRequestHeader Verify(uint64_t to, uint32_t length, wire::ByteSpan hash = {},
-                                 uint32_t stag = kStag) {
+wire::VerifyRequestHeader Verify(uint64_t to, uint32_t length, wire::ByteSpan hash = {}, uint32_t stag = kStag) {
   return wire::VerifyRequestHeader{stag, length, to, hash};
 }
-wire::AtomicWriteRequestHeader AtomicWrite(uint64_t to, uint64_t data, uint32_t length = 8,
-                                           uint32_t stag = kStag) {
+wire::AtomicWriteRequestHeader AtomicWrite(uint64_t to, uint64_t data, uint32_t length = 8, uint32_t stag = kStag) {
   return wire::AtomicWriteRequestHeader{stag, length, to, data};
 }
 
@@ -81,9 +76,7 @@ struct CommitTest : ::testing::Test {
   }
   Bytes Seg(const wire::FlushRequestHeader& h) { return Encode(wire::MakeFlushRequest(msn++, h)); }
   Bytes Seg(const wire::VerifyRequestHeader& h) { return Encode(wire::MakeVerifyRequest(msn++, h)); }
-  Bytes Seg(const wire::AtomicWriteRequestHeader& h) {
-    return Encode(wire::MakeAtomicWriteRequest(msn++, h));
-  }
+  Bytes Seg(const wire::AtomicWriteRequestHeader& h) { return Encode(wire::MakeAtomicWriteRequest(msn++, h)); }
   template <class H>
   const Reactions& Send(const H& h) {
     return p.Feed(Seg(h));
@@ -99,8 +92,7 @@ struct CommitTest : ::testing::Test {
   }
   // Expects `seg` to be refused with this code, M=1 D=1 R=0 (COMMIT §5.1 case 2),
   // and the local ULP told (RCOMMIT-5.1-04).
-  void ExpectRefused(const Bytes& seg, uint8_t layer, uint8_t etype, uint8_t code,
-                     ViolationKind kind) {
+  void ExpectRefused(const Bytes& seg, uint8_t layer, uint8_t etype, uint8_t code, ViolationKind kind) {
     const Reactions& r = p.Feed(seg);
     RawTerminate t = ExpectSingleTerminate(r, layer, etype, code);
     ExpectEcho(t, seg, false);
@@ -259,8 +251,7 @@ TEST(AtomicWriteByteOrderTest, MemoryOrderOption) {
     p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
     p.Feed(wire::MakeAtomicWriteRequest(1, AtomicWrite(kBase, 0x0102030405060708)));
     auto m = p.ep.PeekRegion(kStag, kBase, 8);
-    EXPECT_EQ(Bytes(m.begin(), m.end()),
-              little ? (Bytes{8, 7, 6, 5, 4, 3, 2, 1}) : (Bytes{1, 2, 3, 4, 5, 6, 7, 8}));
+    EXPECT_EQ(Bytes(m.begin(), m.end()), little ? (Bytes{8, 7, 6, 5, 4, 3, 2, 1}) : (Bytes{1, 2, 3, 4, 5, 6, 7, 8}));
   }
 }
 
@@ -350,8 +341,7 @@ TEST(AtomicWriteOrderTest, NotPlacedAfterAFailedFlush) {
     if (faulty) c.faults.Add(Fault::kKeepPlacingAfterTerminate);
     Peer p{c};
     p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
-    ExpectSingleTerminate(p.Feed(wire::MakeFlushRequest(1, Flush(kBase, 8, kP, 0xBAD))), 0, 1,
-                          0x00);
+    ExpectSingleTerminate(p.Feed(wire::MakeFlushRequest(1, Flush(kBase, 8, kP, 0xBAD))), 0, 1, 0x00);
     const auto& r = p.Feed(wire::MakeAtomicWriteRequest(2, AtomicWrite(kBase, ~uint64_t{0})));
     EXPECT_TRUE(r.segments().empty());
     auto m = p.ep.PeekRegion(kStag, kBase, 8);
@@ -383,17 +373,17 @@ enum class Op { kFlush, kVerify, kAtomicWrite };
 
 Bytes RequestSegment(Op op, uint32_t stag, uint64_t to, uint32_t length) {
   switch (op) {
-    case Op::kFlush: return Encode(wire::MakeFlushRequest(1, Flush(to, length, kP, stag)));
-    case Op::kVerify: return Encode(wire::MakeVerifyRequest(1, Verify(to, length, {}, stag)));
+    case Op::kFlush:
+      return Encode(wire::MakeFlushRequest(1, Flush(to, length, kP, stag)));
+    case Op::kVerify:
+      return Encode(wire::MakeVerifyRequest(1, Verify(to, length, {}, stag)));
     case Op::kAtomicWrite:
       return Encode(wire::MakeAtomicWriteRequest(1, AtomicWrite(to, ~uint64_t{0}, 8, stag)));
   }
   return {};
 }
 
-uint8_t RightOf(Op op) {
-  return op == Op::kFlush ? kRemoteFlush : op == Op::kVerify ? kRemoteVerify : kRemoteWrite;
-}
+uint8_t RightOf(Op op) { return op == Op::kFlush ? kRemoteFlush : op == Op::kVerify ? kRemoteVerify : kRemoteWrite; }
 
 // RCOMMIT-5.2-02 RCOMMIT-7-01 RCOMMIT-2.4-01 RCOMMIT-2.1-03 RCOMMIT-3.1.1-02
 // RCOMMIT-3.1.2-02 RCOMMIT-3.1.3-02 RCOMMIT-5.1-C2 RCOMMIT-5.1-00 RCOMMIT-5-01
@@ -414,16 +404,11 @@ TEST(CommitTargetTest, TargetErrorsTerminateWithRemoteProtectionCodes) {
   const Case cases[] = {
       {"unknown STag", 0xBAD, kBase, false, kStream, false, ViolationKind::kCommitInvalidStag, 0},
       {"invalidated", kStag, kBase, false, kStream, true, ViolationKind::kCommitInvalidStag, 0},
-      {"other stream", kStag, kBase, false, kOtherStream, false,
-       ViolationKind::kCommitStagNotAssociated, 0x03},
-      {"missing right", kStag, kBase, true, kStream, false, ViolationKind::kCommitAccessRights,
-       0x02},
-      {"crosses the end", kStag, kBase + kLen - 4, false, kStream, false,
-       ViolationKind::kCommitBaseOrBounds, 0x01},
-      {"below the base", kStag, kBase - 8, false, kStream, false,
-       ViolationKind::kCommitBaseOrBounds, 0x01},
-      {"wraps 2^64", kStag, ~uint64_t{0} - 3, false, kStream, false, ViolationKind::kCommitToWrap,
-       0x04},
+      {"other stream", kStag, kBase, false, kOtherStream, false, ViolationKind::kCommitStagNotAssociated, 0x03},
+      {"missing right", kStag, kBase, true, kStream, false, ViolationKind::kCommitAccessRights, 0x02},
+      {"crosses the end", kStag, kBase + kLen - 4, false, kStream, false, ViolationKind::kCommitBaseOrBounds, 0x01},
+      {"below the base", kStag, kBase - 8, false, kStream, false, ViolationKind::kCommitBaseOrBounds, 0x01},
+      {"wraps 2^64", kStag, ~uint64_t{0} - 3, false, kStream, false, ViolationKind::kCommitToWrap, 0x04},
   };
   for (Op op : {Op::kFlush, Op::kVerify, Op::kAtomicWrite}) {
     for (const Case& c : cases) {
@@ -511,8 +496,7 @@ TEST(CommitInvalidateTest, OptionRefusesABadInvalidateStagBeforeActing) {
     c.decisions.commit_request_invalidates_stag = true;
     Peer p{c};
     p.ep.resources().AddRegion(kStag, kBase, kLen, kAllAccess, kStream);
-    p.ep.resources().AddRegion(kStag2, 0, 16, kAllAccess, kStream).remote_invalidatable =
-        k.invalidatable;
+    p.ep.resources().AddRegion(kStag2, 0, 16, kAllAccess, kStream).remote_invalidatable = k.invalidatable;
     wire::RdmapSegment s = wire::MakeAtomicWriteRequest(1, AtomicWrite(kBase, ~uint64_t{0}));
     s.ddp.invalidate_stag = k.invalidate;
     const Bytes seg = Encode(s);
@@ -539,8 +523,8 @@ TEST(CommitProfileTest, OtherProfilesNeverReachTheHandlers) {
       const auto& r = p.Feed(seg);
       RawTerminate t = ExpectSingleTerminate(r, 0, 2, 0x06);
       ExpectEcho(t, seg, false);
-      const ViolationKind expect = op == Op::kAtomicWrite ? ViolationKind::kOpcodeTaggedMismatch
-                                                          : ViolationKind::kUnexpectedOpcode;
+      const ViolationKind expect =
+          op == Op::kAtomicWrite ? ViolationKind::kOpcodeTaggedMismatch : ViolationKind::kUnexpectedOpcode;
       EXPECT_EQ(FirstKind(r), expect);
       EXPECT_EQ(p.ep.resources().ObjectBytes(0)[0], 0);
     }
@@ -566,8 +550,7 @@ TEST(CommitIrdTest, CommitRequestsShareIrdWithReads) {
 
 // R5040-5.4-10 R5041-7.1-03: after a Verify mismatch nothing more is answered.
 TEST_F(CommitTest, NothingAnsweredAfterTerminate) {
-  ExpectRefused(Seg(Verify(kBase, 8, Bytes{1, 2, 3, 4})), 0, 2, 0xFF,
-                ViolationKind::kVerifyHashMismatch);
+  ExpectRefused(Seg(Verify(kBase, 8, Bytes{1, 2, 3, 4})), 0, 2, 0xFF, ViolationKind::kVerifyHashMismatch);
   EXPECT_TRUE(Send(Flush(kBase, 8)).segments().empty());
   EXPECT_TRUE(Send(AtomicWrite(kBase, ~uint64_t{0})).segments().empty());
   EXPECT_EQ(Memory(kBase, 8), Bytes(8, 0));

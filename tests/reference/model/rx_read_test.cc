@@ -23,8 +23,8 @@ struct ReadFixture {
     auto bytes = p.ep.resources().RegionBytes(r, kSrcBase, kSrcLen);
     std::copy(src.begin(), src.end(), bytes.begin());
   }
-  static Bytes Request(uint32_t msn, uint32_t sink, uint64_t sink_to, uint32_t size,
-                       uint32_t src_stag, uint64_t src_to) {
+  static Bytes Request(uint32_t msn, uint32_t sink, uint64_t sink_to, uint32_t size, uint32_t src_stag,
+                       uint64_t src_to) {
     return Encode(wire::MakeReadRequest(msn, {sink, sink_to, size, src_stag, src_to}));
   }
 };
@@ -43,8 +43,8 @@ struct Segment {
 };
 Segment ParseTagged(const Bytes& b) {
   EXPECT_GE(b.size(), 14u);
-  return Segment{(b[0] & 0x80) != 0, (b[0] & 0x40) != 0, b[1], wire::LoadBe32(&b[2]),
-                 wire::LoadBe64(&b[6]), Bytes(b.begin() + 14, b.end())};
+  return Segment{(b[0] & 0x80) != 0,    (b[0] & 0x40) != 0,    b[1],
+                 wire::LoadBe32(&b[2]), wire::LoadBe64(&b[6]), Bytes(b.begin() + 14, b.end())};
 }
 
 // RFC 5041 §5.2 example (R5041-5.2-09): 2048 octets at TO 16384, MULPDU 1500 ->
@@ -107,16 +107,21 @@ TEST_F(ReadTest, SourceErrorsEchoTheReadRequestHeader) {
   p.ep.resources().AddRegion(0x66, 0, 64, kAllAccess, kOtherStream);
   p.ep.resources().AddRegion(0x67, 0, 64, kRemoteWrite, kStream);
   p.ep.resources().AddRegion(0x68, 0, 64, kAllAccess, kStream).valid = false;
-  struct Case { uint32_t stag; uint64_t to; uint32_t size; uint8_t code; };
+  struct Case {
+    uint32_t stag;
+    uint64_t to;
+    uint32_t size;
+    uint8_t code;
+  };
   const Case cases[] = {
-      {0x9999, 0, 8, 0x00},                             // 09a never registered
-      {0x68, 0, 8, 0x00},                               // 09a invalidated
-      {0x66, 0, 8, 0x03},                               // 09b other stream
-      {0x67, 0, 8, 0x02},                               // access (decisions D-A3)
-      {kSrc, kSrcBase - 1, 8, 0x01},                    // 09c below base
-      {kSrc, kSrcBase + kSrcLen + 1, 1, 0x01},          // 09c past the end
-      {kSrc, kSrcBase + kSrcLen - 8, 9, 0x01},          // 09d end + 1
-      {kSrc, ~uint64_t{0} - 15, 32, 0x04},              // 09e wrap
+      {0x9999, 0, 8, 0x00},                     // 09a never registered
+      {0x68, 0, 8, 0x00},                       // 09a invalidated
+      {0x66, 0, 8, 0x03},                       // 09b other stream
+      {0x67, 0, 8, 0x02},                       // access (decisions D-A3)
+      {kSrc, kSrcBase - 1, 8, 0x01},            // 09c below base
+      {kSrc, kSrcBase + kSrcLen + 1, 1, 0x01},  // 09c past the end
+      {kSrc, kSrcBase + kSrcLen - 8, 9, 0x01},  // 09d end + 1
+      {kSrc, ~uint64_t{0} - 15, 32, 0x04},      // 09e wrap
   };
   for (const Case& c : cases) {
     ReadFixture t;
@@ -229,11 +234,11 @@ TEST_F(DeferredReadTest, MidReadFailureUpdatesTerminatedRdmaHeader) {
   EXPECT_EQ(*t.ddp_segment_length, seg.size());
   ASSERT_EQ(t.terminated_rdma_header.size(), 28u);
   const uint8_t* h = t.terminated_rdma_header.data();
-  EXPECT_EQ(wire::LoadBe32(h), 0x77u);                      // SinkSTag
-  EXPECT_EQ(wire::LoadBe64(h + 4), 0x100u + 114);           // SinkTO + N
-  EXPECT_EQ(wire::LoadBe32(h + 12), 300u - 114);            // RDMARDSZ - N
-  EXPECT_EQ(wire::LoadBe32(h + 16), kSrc);                  // SrcSTag
-  EXPECT_EQ(wire::LoadBe64(h + 20), kSrcBase + 114);        // SrcTO + N
+  EXPECT_EQ(wire::LoadBe32(h), 0x77u);                // SinkSTag
+  EXPECT_EQ(wire::LoadBe64(h + 4), 0x100u + 114);     // SinkTO + N
+  EXPECT_EQ(wire::LoadBe32(h + 12), 300u - 114);      // RDMARDSZ - N
+  EXPECT_EQ(wire::LoadBe32(h + 16), kSrc);            // SrcSTag
+  EXPECT_EQ(wire::LoadBe64(h + 20), kSrcBase + 114);  // SrcTO + N
   EXPECT_EQ(p.ep.pending_responses(), 0u);
 }
 

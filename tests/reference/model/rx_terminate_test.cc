@@ -116,8 +116,8 @@ TEST(TerminateReceived, DroppedAfterOurTerminate) {
 TEST(TerminateReceived, FixedFormAccepted) {
   Peer p = Ready();
   wire::DdpSegmentHeader echoed = wire::MakeSend(Opcode::kSend, 1, {}).ddp;
-  auto h = wire::MakeTerminateHeader(wire::term::kDdpUntaggedInvalidQn, &echoed, 18, nullptr,
-                                     wire::TerminateForm::kFixed);
+  auto h =
+      wire::MakeTerminateHeader(wire::term::kDdpUntaggedInvalidQn, &echoed, 18, nullptr, wire::TerminateForm::kFixed);
   const auto& r = p.Feed(wire::MakeTerminate(1, h));
   ASSERT_EQ(r.events().size(), 1u);
   EXPECT_EQ(r.events()[0].terminate.code, wire::term::kDdpUntaggedInvalidQn);

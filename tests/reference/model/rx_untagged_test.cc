@@ -177,10 +177,13 @@ TEST_F(SendTest, SendWithInvalidateInvalidates) {
 // R5040-5.3-16 R5040-7.2-04 R5040-7.2-05 (decisions D-A1/D-A2): 0/1/0x09, M=1 D=1 R=0; the
 // Send is not delivered and the STag of the other stream stays valid.
 TEST(SendInvalidate, FailuresTerminateStagCannotBeInvalidated) {
-  struct Case { uint32_t stag; ViolationKind kind; };
-  for (Case c : {Case{0x999, ViolationKind::kInvalidateStagInvalid},
-                 Case{0x20, ViolationKind::kInvalidateStagNotAssociated},
-                 Case{0x30, ViolationKind::kInvalidateStagNotInvalidatable}}) {
+  struct Case {
+    uint32_t stag;
+    ViolationKind kind;
+  };
+  for (Case c :
+       {Case{0x999, ViolationKind::kInvalidateStagInvalid}, Case{0x20, ViolationKind::kInvalidateStagNotAssociated},
+        Case{0x30, ViolationKind::kInvalidateStagNotInvalidatable}}) {
     Peer p{Config()};
     p.ep.PostReceive(64);
     p.ep.resources().AddRegion(0x20, 0, 8, kAllAccess, kOtherStream);

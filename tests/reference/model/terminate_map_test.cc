@@ -79,8 +79,7 @@ TEST(TerminateMap, AcceptSetsFromNotes) {
   EXPECT_EQ(set(ViolationKind::kTaggedAccessRights), (T3{{1, 1, 0x00}, {0, 1, 0x02}}));
   EXPECT_EQ(set(ViolationKind::kOpcodeQueueMismatch), (T3{{0, 2, 0x06}, {1, 2, 0x01}}));
   EXPECT_EQ(set(ViolationKind::kIrdExceeded), (T3{{1, 2, 0x02}, {0, 2, 0x07}}));
-  EXPECT_EQ(set(ViolationKind::kInvalidateStagInvalid),
-            (T3{{0, 1, 0x00}, {0, 1, 0x03}, {0, 1, 0x09}, {0, 2, 0x09}}));
+  EXPECT_EQ(set(ViolationKind::kInvalidateStagInvalid), (T3{{0, 1, 0x00}, {0, 1, 0x03}, {0, 1, 0x09}, {0, 2, 0x09}}));
 }
 
 // Each DecisionOptions switch selects another member of the accept-set.
@@ -128,11 +127,10 @@ TEST(BuildTerminate, ExactBytesForDdpError) {
   v.offending.ulpdu_length = 18 + 4;
   Bytes out;
   EmitTerminate(v, 1, wire::Profile::kRfc5040, 1, 1, {}, {}, out);
-  const Bytes expect = {
-      0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,  // DDP: QN2 MSN1 MO0
-      0x12, 0x01, 0xC0, 0x00,                                       // 1/2/0x01, M=1 D=1
-      0x00, 22,                                                     // DDP Segment Length
-      0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 9, 0, 0, 0, 0};  // terminated header
+  const Bytes expect = {0x41, 0x47, 0,    0,    0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,   // DDP: QN2 MSN1 MO0
+                        0x12, 0x01, 0xC0, 0x00,                                             // 1/2/0x01, M=1 D=1
+                        0x00, 22,                                                           // DDP Segment Length
+                        0x41, 0x43, 0,    0,    0, 0, 0, 0, 0, 5, 0, 0, 0, 9, 0, 0, 0, 0};  // terminated header
   EXPECT_EQ(out, expect);
 }
 

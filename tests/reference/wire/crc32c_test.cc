@@ -9,9 +9,7 @@
 namespace rdmapct::wire {
 namespace {
 
-ByteSpan Span(std::string_view s) {
-  return ByteSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size());
-}
+ByteSpan Span(std::string_view s) { return ByteSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
 
 Bytes Pattern(std::size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -23,22 +21,21 @@ Bytes Pattern(std::size_t n, uint32_t seed) {
 // Figure 5 of RFC 5044: the CRC covers the leading Marker, ULPDU_Length and
 // the 42-octet ULPDU (no PAD). Written by hand from the hex dump.
 Bytes Figure5Covered() {
-  Bytes b = {0x00, 0x00, 0x00, 0x00,               // Marker (FPDUPTR 0)
-             0x00, 0x2a,                           // ULPDU_Length 42
-             0x41, 0x43,                           // DDP / RDMAP control
-             0x00, 0x00, 0x00, 0x00,               // reserved (no STag)
-             0x00, 0x00, 0x00, 0x00,               // QN 0
-             0x00, 0x00, 0x00, 0x01,               // MSN 1
-             0x00, 0x00, 0x00, 0x00};              // MO 0
-  b.resize(b.size() + 24, 0);                      // 24 octets of Send data
+  Bytes b = {0x00, 0x00, 0x00, 0x00,   // Marker (FPDUPTR 0)
+             0x00, 0x2a,               // ULPDU_Length 42
+             0x41, 0x43,               // DDP / RDMAP control
+             0x00, 0x00, 0x00, 0x00,   // reserved (no STag)
+             0x00, 0x00, 0x00, 0x00,   // QN 0
+             0x00, 0x00, 0x00, 0x01,   // MSN 1
+             0x00, 0x00, 0x00, 0x00};  // MO 0
+  b.resize(b.size() + 24, 0);          // 24 octets of Send data
   return b;
 }
 
 // Figure 6: second FPDU, with the Marker (FPDUPTR 0x14) inside the ULPDU.
 Bytes Figure6Covered() {
-  Bytes b = {0x00, 0x2a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-             0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,
-             0x00, 0x00, 0x00, 0x14};   // Marker at stream offset 0x200
+  Bytes b = {0x00, 0x2a, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+             0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x14};  // Marker at stream offset 0x200
   b.resize(b.size() + 24, 0);
   return b;
 }
@@ -48,9 +45,7 @@ struct Impl {
   const char* name;
   CrcFn fn;
 };
-const Impl kImpls[] = {{"portable", &Crc32cPortable},
-                       {"hardware", &Crc32cHardware},
-                       {"dispatch", &Crc32cExtend}};
+const Impl kImpls[] = {{"portable", &Crc32cPortable}, {"hardware", &Crc32cHardware}, {"dispatch", &Crc32cExtend}};
 
 TEST(Crc32c, CheckValue123456789) {
   for (const Impl& impl : kImpls) {
@@ -117,8 +112,7 @@ TEST(Crc32c, HardwareMatchesPortableForEveryLengthAndMisalignment) {
 TEST(Crc32c, HardwareMatchesPortableAcrossStreamBlockSizes) {
   if (!Crc32cHardwareAvailable()) GTEST_SKIP() << "no SSE4.2 on this CPU";
   const Bytes src = Pattern(200000, 11);
-  for (std::size_t len : {767u, 768u, 769u, 1535u, 1536u, 24575u, 24576u, 24577u, 49159u,
-                          65536u, 100003u, 200000u}) {
+  for (std::size_t len : {767u, 768u, 769u, 1535u, 1536u, 24575u, 24576u, 24577u, 49159u, 65536u, 100003u, 200000u}) {
     for (std::size_t misalign : {0u, 3u}) {
       ByteSpan s(src.data() + misalign, len - misalign);
       EXPECT_EQ(Crc32cHardware(0, s), Crc32cPortable(0, s)) << len;

@@ -19,9 +19,7 @@ Bytes Pattern(std::size_t n) {
 
 DdpSegmentHeader SendTemplate(uint32_t msn) { return MakeSend(Opcode::kSend, msn, {}).ddp; }
 
-DdpSegmentHeader WriteTemplate(uint32_t stag, uint64_t to) {
-  return MakeRdmaWrite(stag, to, {}).ddp;
-}
+DdpSegmentHeader WriteTemplate(uint32_t stag, uint64_t to) { return MakeRdmaWrite(stag, to, {}).ddp; }
 
 // R5041-5.2-07: RFC 5041 §5.2 example: a 2048-octet untagged message with
 // MULPDU 1500 gives MO 0 / 1482 octets and MO 1482 / 566 octets.
@@ -71,8 +69,8 @@ TEST(Segmentation, BoundariesAroundMulpdu) {
       std::size_t length;
       std::size_t segments;
     };
-    for (Case c : {Case{room * 3, 3}, Case{room * 3 + 1, 4}, Case{room - 1, 1}, Case{room, 1},
-                   Case{room + 1, 2}, Case{1, 1}}) {
+    for (Case c :
+         {Case{room * 3, 3}, Case{room * 3 + 1, 4}, Case{room - 1, 1}, Case{room, 1}, Case{room + 1, 2}, Case{1, 1}}) {
       SCOPED_TRACE(std::to_string(c.length) + (tagged ? " tagged" : " untagged"));
       const Bytes msg = Pattern(c.length);
       auto segs = SegmentDdpMessage(first, msg, mulpdu);
@@ -184,13 +182,11 @@ TEST(Reassembly, OutOfOrderMoIsAccepted) {
   auto segs = SegmentDdpMessage(SendTemplate(1), msg, 18 + 1000);
   ASSERT_TRUE(segs.ok());
   ASSERT_EQ(segs->size(), 3u);
-  for (auto order : {std::array<int, 3>{1, 0, 2}, std::array<int, 3>{2, 1, 0},
-                     std::array<int, 3>{0, 2, 1}}) {
+  for (auto order : {std::array<int, 3>{1, 0, 2}, std::array<int, 3>{2, 1, 0}, std::array<int, 3>{0, 2, 1}}) {
     UntaggedMessageAssembler a;
     for (int k = 0; k < 3; ++k) {
       const auto& s = (*segs)[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])];
-      EXPECT_EQ(a.Add(s.header, s.payload),
-                k == 2 ? ReassemblyStatus::kComplete : ReassemblyStatus::kAccepted);
+      EXPECT_EQ(a.Add(s.header, s.payload), k == 2 ? ReassemblyStatus::kComplete : ReassemblyStatus::kAccepted);
     }
     EXPECT_EQ(a.TakeMessage(), msg);
   }
@@ -220,22 +216,18 @@ TEST(Reassembly, DuplicateOctetsAreAcceptedAndCounted) {
 TEST(Reassembly, InconsistentSegmentsAreRejectedWithoutSideEffects) {
   const Bytes p = Pattern(30);
   UntaggedMessageAssembler a(/*capacity=*/25);
-  EXPECT_EQ(a.Add(Untagged(10, false, 0, 4), ByteSpan(p).subspan(10, 5)),
-            ReassemblyStatus::kAccepted);
+  EXPECT_EQ(a.Add(Untagged(10, false, 0, 4), ByteSpan(p).subspan(10, 5)), ReassemblyStatus::kAccepted);
   EXPECT_FALSE(a.first_segment_header().has_value());
-  EXPECT_EQ(a.Add(Untagged(0, false, 1, 4), ByteSpan(p).first(5)),
-            ReassemblyStatus::kQueueMismatch);
+  EXPECT_EQ(a.Add(Untagged(0, false, 1, 4), ByteSpan(p).first(5)), ReassemblyStatus::kQueueMismatch);
   EXPECT_EQ(a.Add(Untagged(0, false, 0, 5), ByteSpan(p).first(5)), ReassemblyStatus::kMsnMismatch);
   EXPECT_EQ(a.Add(Untagged(20, false, 0, 4), ByteSpan(p).subspan(20, 10)),
             ReassemblyStatus::kTooLong);  // ends at 30 > capacity 25
   DdpSegmentHeader tagged = WriteTemplate(1, 0);
   EXPECT_EQ(a.Add(tagged, ByteSpan(p).first(5)), ReassemblyStatus::kNotUntagged);
   // L=1 ending at 20; then a segment reaching past it, and a second L=1 elsewhere.
-  EXPECT_EQ(a.Add(Untagged(15, true, 0, 4), ByteSpan(p).subspan(15, 5)),
-            ReassemblyStatus::kAccepted);
+  EXPECT_EQ(a.Add(Untagged(15, true, 0, 4), ByteSpan(p).subspan(15, 5)), ReassemblyStatus::kAccepted);
   EXPECT_EQ(a.message_length(), 20u);
-  EXPECT_EQ(a.Add(Untagged(18, false, 0, 4), ByteSpan(p).subspan(18, 4)),
-            ReassemblyStatus::kBeyondLast);
+  EXPECT_EQ(a.Add(Untagged(18, false, 0, 4), ByteSpan(p).subspan(18, 4)), ReassemblyStatus::kBeyondLast);
   EXPECT_EQ(a.Add(Untagged(0, true, 0, 4), ByteSpan(p).first(10)), ReassemblyStatus::kSecondLast);
   EXPECT_EQ(a.octets_received(), 10u);
   // Completing it.

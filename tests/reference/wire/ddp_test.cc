@@ -9,21 +9,19 @@ namespace {
 
 // RFC 5041 Figure 4 (tagged): ctrl | RsvdULP | STag | TO, then payload.
 // 0xC1 = T=1, L=1, Rsvd=0, DV=01b; RsvdULP 0x40 = RDMAP RDMA Write.
-const Bytes kTaggedWrite = {
-    0xC1, 0x40,                                      // DDP Control, RsvdULP
-    0xDE, 0xAD, 0xBE, 0xEF,                          // STag
-    0x00, 0x00, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89,  // TO
-    'a',  'b',  'c'};                                // payload
+const Bytes kTaggedWrite = {0xC1, 0x40,                                      // DDP Control, RsvdULP
+                            0xDE, 0xAD, 0xBE, 0xEF,                          // STag
+                            0x00, 0x00, 0x00, 0x01, 0x23, 0x45, 0x67, 0x89,  // TO
+                            'a',  'b',  'c'};                                // payload
 
 // RFC 5041 Figure 5 (untagged): ctrl | RsvdULP[0] | RsvdULP[8:39] | QN | MSN | MO.
 // 0x01 = T=0, L=0, DV=01b; RsvdULP[0] 0x44 = Send with Invalidate.
-const Bytes kUntaggedSendInv = {
-    0x01, 0x44,              // DDP Control, RsvdULP[0:7]
-    0x11, 0x22, 0x33, 0x44,  // RsvdULP[8:39] = Invalidate STag
-    0x00, 0x00, 0x00, 0x00,  // QN 0
-    0x00, 0x00, 0x00, 0x07,  // MSN 7
-    0x00, 0x00, 0x05, 0xCA,  // MO 1482
-    0xFF};                   // payload
+const Bytes kUntaggedSendInv = {0x01, 0x44,              // DDP Control, RsvdULP[0:7]
+                                0x11, 0x22, 0x33, 0x44,  // RsvdULP[8:39] = Invalidate STag
+                                0x00, 0x00, 0x00, 0x00,  // QN 0
+                                0x00, 0x00, 0x00, 0x07,  // MSN 7
+                                0x00, 0x00, 0x05, 0xCA,  // MO 1482
+                                0xFF};                   // payload
 
 // R5041-4.1-01 R5041-4.2-01 R5040-3.1-07
 TEST(DdpDecode, TaggedKnownAnswer) {
@@ -73,9 +71,7 @@ TEST(DdpDecode, ControlFieldsAreReportedForEveryOctet) {
     EXPECT_EQ(r->header.last, (c & 0x40) != 0);
     EXPECT_EQ(r->header.rsvd, (c >> 2) & 0xF);
     EXPECT_EQ(r->header.ddp_version, c & 3);
-    EXPECT_EQ(EncodeDdpControl(r->header.tagged, r->header.last, r->header.rsvd,
-                               r->header.ddp_version),
-              c);
+    EXPECT_EQ(EncodeDdpControl(r->header.tagged, r->header.last, r->header.rsvd, r->header.ddp_version), c);
     // Re-encoding reproduces the header octets exactly.
     Bytes out;
     EncodeDdpHeader(r->header, out);
@@ -89,11 +85,11 @@ TEST(DdpDecode, EveryTruncationPointNamesTheField) {
   // Tagged: Control(0) RsvdULP(1) STag(2-5) TO(6-13).
   // Untagged: Control(0) RsvdULP(1-5) QN(6-9) MSN(10-13) MO(14-17).
   const std::string tagged[] = {"DDP Control", "RsvdULP", "STag", "STag", "STag", "STag", "TO",
-                                "TO", "TO", "TO", "TO", "TO", "TO", "TO"};
+                                "TO",          "TO",      "TO",   "TO",   "TO",   "TO",   "TO"};
   const std::size_t tagged_at[] = {0, 1, 2, 2, 2, 2, 6, 6, 6, 6, 6, 6, 6, 6};
-  const std::string untagged[] = {"DDP Control", "RsvdULP", "RsvdULP", "RsvdULP", "RsvdULP",
-                                  "RsvdULP", "QN", "QN", "QN", "QN", "MSN", "MSN", "MSN", "MSN",
-                                  "MO", "MO", "MO", "MO"};
+  const std::string untagged[] = {"DDP Control", "RsvdULP", "RsvdULP", "RsvdULP", "RsvdULP", "RsvdULP",
+                                  "QN",          "QN",      "QN",      "QN",      "MSN",     "MSN",
+                                  "MSN",         "MSN",     "MO",      "MO",      "MO",      "MO"};
   const std::size_t untagged_at[] = {0, 1, 1, 1, 1, 1, 6, 6, 6, 6, 10, 10, 10, 10, 14, 14, 14, 14};
   constexpr std::size_t kBase = 1000;
   for (std::size_t n = 0; n < 14; ++n) {

@@ -40,18 +40,26 @@ Field RdmapOf(const Bytes& segment, Profile profile = Profile::kCommit) {
 // A valid segment of `op` with its RDMAP header (all-zero fields).
 Bytes ValidSegment(Opcode op) {
   switch (InfoFor(op).header) {
-    case HeaderKind::kNone: return EncodeSegment(MakeSegment(op));
-    case HeaderKind::kReadRequest: return EncodeSegment(MakeReadRequest(1, {}));
+    case HeaderKind::kNone:
+      return EncodeSegment(MakeSegment(op));
+    case HeaderKind::kReadRequest:
+      return EncodeSegment(MakeReadRequest(1, {}));
     case HeaderKind::kTerminate:
       return EncodeSegment(MakeTerminate(1, MakeTerminateHeader(term::kRdmapInvalidStag, nullptr, 0, nullptr)));
     case HeaderKind::kImmediateData:
       return EncodeSegment(MakeImmediateData(1, 5, op == Opcode::kImmediateDataWithSe));
-    case HeaderKind::kAtomicRequest: return EncodeSegment(MakeAtomicRequest(1, {}));
-    case HeaderKind::kAtomicResponse: return EncodeSegment(MakeAtomicResponse(1, {}));
-    case HeaderKind::kFlushRequest: return EncodeSegment(MakeFlushRequest(1, {}));
-    case HeaderKind::kVerifyRequest: return EncodeSegment(MakeVerifyRequest(1, {}));
-    case HeaderKind::kVerifyResponse: return EncodeSegment(MakeVerifyResponse(1, {}));
-    case HeaderKind::kAtomicWriteRequest: return EncodeSegment(MakeAtomicWriteRequest(1, {}));
+    case HeaderKind::kAtomicRequest:
+      return EncodeSegment(MakeAtomicRequest(1, {}));
+    case HeaderKind::kAtomicResponse:
+      return EncodeSegment(MakeAtomicResponse(1, {}));
+    case HeaderKind::kFlushRequest:
+      return EncodeSegment(MakeFlushRequest(1, {}));
+    case HeaderKind::kVerifyRequest:
+      return EncodeSegment(MakeVerifyRequest(1, {}));
+    case HeaderKind::kVerifyResponse:
+      return EncodeSegment(MakeVerifyResponse(1, {}));
+    case HeaderKind::kAtomicWriteRequest:
+      return EncodeSegment(MakeAtomicWriteRequest(1, {}));
   }
   return {};
 }
@@ -115,8 +123,12 @@ TEST(DescribeStartupFrame, ReplyWithRfc6581WordAndAdvertisement_R6581_9_01) {
   f.crc_required = true;
   f.enhanced = true;
   f.revision = 2;
-  f.enhanced_data = EnhancedIrdOrd{.peer_to_peer = true, .send_rtr = false, .ird = 5,
-                                   .write_rtr = false, .read_rtr = true, .ord = kIrdOrdNotNegotiated};
+  f.enhanced_data = EnhancedIrdOrd{.peer_to_peer = true,
+                                   .send_rtr = false,
+                                   .ird = 5,
+                                   .write_rtr = false,
+                                   .read_rtr = true,
+                                   .ord = kIrdOrdNotNegotiated};
   Advertisement a;
   a.ird = 5;
   a.regions = {{0xCAFE0001, 0x1000, 4096, kAccessRemoteRead, kAttrInvalidatable, 7, 16}};
@@ -147,7 +159,7 @@ TEST(DescribeStartupFrame, ReplyWithRfc6581WordAndAdvertisement_R6581_9_01) {
 TEST(DescribeStartupFrame, BadAdvertisementIsAProblemNotAFailure) {
   MpaStartupFrame f;
   f.is_reply = true;
-  f.private_data = {0x52, 0x50, 0x43, 0x41, 0x09};   // magic, then a wrong major version, cut short
+  f.private_data = {0x52, 0x50, 0x43, 0x41, 0x09};  // magic, then a wrong major version, cut short
   const Bytes octets = EncodeMpaStartupFrame(f);
   const Field root = DescribeMpaStartupFrame(f, octets, 0);
   const Field& adv = Get(root, "Test-ULP Advertisement");
@@ -205,7 +217,7 @@ TEST(DescribeRdmap, EveryOpcodeByItsRfcNameInEveryProfile) {
 }
 
 TEST(DescribeRdmap, ControlFieldWidthFollowsTheProfile_D1) {
-  const Bytes seg = ValidSegment(Opcode::kAtomicWriteRequest);   // control octet 0x50
+  const Bytes seg = ValidSegment(Opcode::kAtomicWriteRequest);  // control octet 0x50
   EXPECT_EQ(BitPattern(Get(RdmapOf(seg, Profile::kCommit), "Opcode")), "...1 0000");
   EXPECT_EQ(BitPattern(Get(RdmapOf(seg, Profile::kCommit), "Rsv")), "..0. ....");
   const Field legacy = RdmapOf(seg, Profile::kRfc7306);

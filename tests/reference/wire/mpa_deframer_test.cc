@@ -42,8 +42,7 @@ Outcome Deframe(MpaDeframer& d, ByteSpan stream, const Chunker& next_size) {
   auto cb = [&](const MpaFpdu& f) {
     EXPECT_EQ(f.ulpdu.size(), f.ulpdu_length);
     out.fpdus.push_back({f.offset, f.header_offset, f.wire_length, f.ulpdu_length, f.markers,
-                         Bytes(f.ulpdu.begin(), f.ulpdu.end()), f.received_crc, f.computed_crc, f.crc_ok,
-                         f.marker_ok});
+                         Bytes(f.ulpdu.begin(), f.ulpdu.end()), f.received_crc, f.computed_crc, f.crc_ok, f.marker_ok});
     out.zero_copy.push_back(f.zero_copy);
   };
   while (!stream.empty()) {
@@ -68,8 +67,13 @@ Chunker RandomChunks(uint32_t seed, std::size_t max) {
 }
 
 std::vector<Chunker> AllChunkings() {
-  return {kWhole, kOneOctet, RandomChunks(1, 7), RandomChunks(2, 100), RandomChunks(3, 3000),
-          [](std::size_t) { return std::size_t{512}; }, [](std::size_t) { return std::size_t{513}; }};
+  return {kWhole,
+          kOneOctet,
+          RandomChunks(1, 7),
+          RandomChunks(2, 100),
+          RandomChunks(3, 3000),
+          [](std::size_t) { return std::size_t{512}; },
+          [](std::size_t) { return std::size_t{513}; }};
 }
 
 struct Stream {
@@ -78,16 +82,17 @@ struct Stream {
 };
 
 // FPDUs with ULPDU sizes 0..max_ulpdu (fixed seed), Markers optional.
-Stream MakeStream(bool markers, std::size_t count, std::size_t max_ulpdu, uint32_t seed,
-                  uint32_t seq_start = 0) {
+Stream MakeStream(bool markers, std::size_t count, std::size_t max_ulpdu, uint32_t seed, uint32_t seq_start = 0) {
   std::mt19937 rng(seed);
   Stream s;
   MarkerInserter ins(seq_start);
   for (std::size_t i = 0; i < count; ++i) {
     Bytes u(std::uniform_int_distribution<std::size_t>(0, max_ulpdu)(rng));
     for (auto& b : u) b = static_cast<uint8_t>(rng());
-    if (markers) ins.AppendUlpdu(s.wire, u);
-    else AppendFpdu(s.wire, u);
+    if (markers)
+      ins.AppendUlpdu(s.wire, u);
+    else
+      AppendFpdu(s.wire, u);
     s.ulpdus.push_back(std::move(u));
   }
   return s;
@@ -189,9 +194,9 @@ TEST(MpaDeframer, ZeroCopyWhenNothingSplitsTheUlpdu) {
 TEST(MpaDeframer, MarkerCornerCases_R5044_4_3_07_R5044_4_4_11) {
   MarkerInserter ins;
   Bytes wire;
-  const std::vector<Bytes> ulpdus = {Bytes(502, 1),    // ends exactly at 512
-                                     Bytes(10, 2),     // preceded by the Marker at 512
-                                     Bytes(489, 3),    // header at 532: 2 + 489 + PAD 1 ends at 1024 -> Marker before CRC
+  const std::vector<Bytes> ulpdus = {Bytes(502, 1),  // ends exactly at 512
+                                     Bytes(10, 2),   // preceded by the Marker at 512
+                                     Bytes(489, 3),  // header at 532: 2 + 489 + PAD 1 ends at 1024 -> Marker before CRC
                                      Bytes(2000, 4)};  // at 1032: Markers at 1536, 2048, 2560
   for (const Bytes& u : ulpdus) ins.AppendUlpdu(wire, u);
   for (const Chunker& c : AllChunkings()) {
@@ -199,11 +204,11 @@ TEST(MpaDeframer, MarkerCornerCases_R5044_4_3_07_R5044_4_4_11) {
     ASSERT_EQ(o.fpdus.size(), 4u);
     EXPECT_EQ(o.fpdus[0].markers, 1);
     EXPECT_EQ(o.fpdus[0].wire_length, 512u);
-    EXPECT_EQ(o.fpdus[1].offset, 512u);          // the FPDUPTR-0 Marker belongs to it
+    EXPECT_EQ(o.fpdus[1].offset, 512u);  // the FPDUPTR-0 Marker belongs to it
     EXPECT_EQ(o.fpdus[1].header_offset, 516u);
     EXPECT_EQ(o.fpdus[1].markers, 1);
     EXPECT_EQ(o.fpdus[2].offset, 532u);
-    EXPECT_EQ(o.fpdus[2].markers, 1);             // between PAD and CRC
+    EXPECT_EQ(o.fpdus[2].markers, 1);  // between PAD and CRC
     EXPECT_EQ(o.fpdus[2].wire_length, 2u + 489 + 1 + 4 + 4);
     EXPECT_EQ(o.fpdus[3].offset, 1024u + 4 + 4);
     EXPECT_EQ(o.fpdus[3].markers, 3);
@@ -224,8 +229,7 @@ TEST(MpaDeframer, SequenceWrap_R5044_4_3_06) {
   while (static_cast<uint32_t>(seq_start + all.fpdus[k].offset) > 0x80000000u) ++k;
   const uint32_t join_seq = static_cast<uint32_t>(seq_start + all.fpdus[k].offset);
   ASSERT_LT(join_seq, 0x1000u);
-  const MpaDeframerConfig late{.markers_enabled = true,
-                               .first_position = MarkerSpacePosition(join_seq, seq_start)};
+  const MpaDeframerConfig late{.markers_enabled = true, .first_position = MarkerSpacePosition(join_seq, seq_start)};
   const Outcome o = ExpectOk(late, ByteSpan(s.wire).subspan(all.fpdus[k].offset), RandomChunks(4, 50));
   ASSERT_EQ(o.fpdus.size(), 40 - k);
   for (std::size_t i = 0; i < o.fpdus.size(); ++i) EXPECT_EQ(o.fpdus[i].ulpdu, s.ulpdus[k + i]);
@@ -235,19 +239,20 @@ TEST(MpaDeframer, SequenceWrap_R5044_4_3_06) {
 // independently configured deframers, as NegotiateMpa decides.
 TEST(MpaDeframer, MarkersInOneDirectionOnly_R5044_7_1_1_08) {
   MpaStartupFrame req, rep;
-  req.marker_required = true;   // Responder -> Initiator carries Markers
+  req.marker_required = true;  // Responder -> Initiator carries Markers
   req.crc_required = true;
   rep.is_reply = true;
   const MpaNegotiation n = NegotiateMpa(req, rep);
   const Stream i_to_r = MakeStream(n.markers_initiator_to_responder, 30, 1500, 1);
   const Stream r_to_i = MakeStream(n.markers_responder_to_initiator, 30, 1500, 2);
   const Outcome a = ExpectOk({.crc_enabled = n.crc, .markers_enabled = n.markers_initiator_to_responder}, i_to_r.wire);
-  const Outcome b = ExpectOk({.crc_enabled = n.crc, .markers_enabled = n.markers_responder_to_initiator}, r_to_i.wire, kOneOctet);
+  const Outcome b =
+      ExpectOk({.crc_enabled = n.crc, .markers_enabled = n.markers_responder_to_initiator}, r_to_i.wire, kOneOctet);
   ASSERT_EQ(a.fpdus.size(), 30u);
   ASSERT_EQ(b.fpdus.size(), 30u);
   EXPECT_EQ(a.fpdus[0].markers, 0);
   EXPECT_EQ(a.fpdus[0].header_offset, 0u);
-  EXPECT_EQ(b.fpdus[0].header_offset, 4u);   // behind the leading Marker
+  EXPECT_EQ(b.fpdus[0].header_offset, 4u);  // behind the leading Marker
   // The wrong configuration is caught: the leading Marker reads as ULPDU_Length 0.
   const Outcome wrong = Deframe({.markers_enabled = false}, r_to_i.wire, kWhole);
   EXPECT_FALSE(wrong.status.ok());
@@ -297,8 +302,9 @@ TEST(MpaDeframerErrors, BadKeyIsReportedAtOnceAndLatched_R5044_7_1_1_03) {
   std::size_t fed = 0;
   Status st = Ok{};
   int calls = 0;
-  for (; fed < rep.size() && st.ok(); ++fed) st = d.Feed(ByteSpan(rep).subspan(fed, 1), [&](const MpaFpdu&) { ++calls; });
-  EXPECT_EQ(fed, 10u);   // octet 9 ('p') is the first that cannot be a Request
+  for (; fed < rep.size() && st.ok(); ++fed)
+    st = d.Feed(ByteSpan(rep).subspan(fed, 1), [&](const MpaFpdu&) { ++calls; });
+  EXPECT_EQ(fed, 10u);  // octet 9 ('p') is the first that cannot be a Request
   ExpectError(st, DecodeErrorKind::kBadKey, "Key (expected \"MPA ID Req Frame\")", 9, 'p');
   ExpectError(d.Feed(EncodeFpdu(Bytes(20, 0)), [&](const MpaFpdu&) { ++calls; }), DecodeErrorKind::kBadKey,
               "Key (expected \"MPA ID Req Frame\")", 9, 'p');
@@ -320,7 +326,7 @@ TEST(MpaDeframerErrors, PrivateDataTooLong_R5044_7_1_1_22) {
 // FPDU and everything after it are not delivered.
 TEST(MpaDeframerErrors, BadCrcWithExactOffset_R5044_4_4_15) {
   Bytes wire;
-  for (std::size_t n : {100u, 50u, 30u}) AppendFpdu(wire, Bytes(n, 0x33));   // 108 + 56 + 36
+  for (std::size_t n : {100u, 50u, 30u}) AppendFpdu(wire, Bytes(n, 0x33));  // 108 + 56 + 36
   ASSERT_EQ(wire.size(), 200u);
   wire[108 + 10] ^= 0x80;
   const uint32_t received = LoadCrc32c(wire.data() + 160);
@@ -330,8 +336,8 @@ TEST(MpaDeframerErrors, BadCrcWithExactOffset_R5044_4_4_15) {
     const Outcome o = Deframe(d, wire, c);
     ExpectError(o.status, DecodeErrorKind::kCrcMismatch, "CRC", 160, uint64_t{received} << 32 | computed);
     ASSERT_EQ(o.fpdus.size(), 1u);
-    ExpectError(d.Feed(EncodeFpdu(Bytes(4, 0)), [](const MpaFpdu&) { FAIL(); }), DecodeErrorKind::kCrcMismatch,
-                "CRC", 160, uint64_t{received} << 32 | computed);
+    ExpectError(d.Feed(EncodeFpdu(Bytes(4, 0)), [](const MpaFpdu&) { FAIL(); }), DecodeErrorKind::kCrcMismatch, "CRC",
+                160, uint64_t{received} << 32 | computed);
   }
 }
 
@@ -377,8 +383,8 @@ TEST(MpaDeframerErrors, MarkerMismatchAtMarkerOffset_R5044_8_T03) {
   Bytes lead = MarkedStreamWithFpduPtrAt512(508, true);
   StoreMarker(lead.data(), 4);
   StoreCrc32c(lead.data() + 1516, Crc32c(ByteSpan(lead).first(1516)));
-  ExpectError(Deframe({.markers_enabled = true}, lead, kWhole).status, DecodeErrorKind::kMarkerMismatch,
-              "FPDUPTR", 0, 4);
+  ExpectError(Deframe({.markers_enabled = true}, lead, kWhole).status, DecodeErrorKind::kMarkerMismatch, "FPDUPTR", 0,
+              4);
   // Low bits only: not a mismatch (R5044-4.3-09).
   EXPECT_TRUE(Deframe({.markers_enabled = true}, MarkedStreamWithFpduPtrAt512(508 | 3, true), kWhole).status.ok());
 }
@@ -400,7 +406,9 @@ TEST(MpaDeframerErrors, MarkerCheckOffOrContinue_R5044_8_05) {
   EXPECT_TRUE(off.fpdus[0].marker_ok);
   MpaDeframer d({.markers_enabled = true, .continue_after_marker_mismatch = true});
   std::vector<uint64_t> bad;
-  ASSERT_TRUE(d.Feed(wire, [&](const MpaFpdu& f) { if (!f.marker_ok) bad.push_back(f.bad_marker_offset); }).ok());
+  ASSERT_TRUE(d.Feed(wire, [&](const MpaFpdu& f) {
+                 if (!f.marker_ok) bad.push_back(f.bad_marker_offset);
+               }).ok());
   EXPECT_EQ(bad, std::vector<uint64_t>{512});
   EXPECT_EQ(d.fpdu_count(), 2u);
 }
@@ -482,7 +490,7 @@ TEST(MpaDeframer, CrcDisabledAcceptsAnyCrcField_R5044_4_1_07) {
 // REQ R5044-7.1.2-R07, R5044-4.3-10: SeqStart is the octet after the frame,
 // so with Markers the first FPDU octets are 00 00 00 00.
 TEST(MpaDeframer, StartupFrameThenFpdusAfterNegotiation_R5044_7_1_2_R07) {
-  const Bytes req = RequestFrame(3);   // 23 octets
+  const Bytes req = RequestFrame(3);  // 23 octets
   const Stream s = MakeStream(true, 20, 1200, 8);
   Bytes wire = req;
   wire.insert(wire.end(), s.wire.begin(), s.wire.end());
@@ -497,11 +505,11 @@ TEST(MpaDeframer, StartupFrameThenFpdusAfterNegotiation_R5044_7_1_2_R07) {
     EXPECT_TRUE(d.awaiting_full_operation());
     EXPECT_EQ(d.buffered(), s.wire.size());
     d.StartFullOperation(/*crc_enabled=*/true, /*markers_enabled=*/true);
-    o = Outcome{};   // the held octets are parsed by the next Feed, even an empty one
+    o = Outcome{};  // the held octets are parsed by the next Feed, even an empty one
     ASSERT_TRUE(d.Feed(ByteSpan(), [&](const MpaFpdu& f) {
                    o.fpdus.push_back({f.offset, f.header_offset, f.wire_length, f.ulpdu_length, f.markers,
-                                      Bytes(f.ulpdu.begin(), f.ulpdu.end()), f.received_crc, f.computed_crc,
-                                      f.crc_ok, f.marker_ok});
+                                      Bytes(f.ulpdu.begin(), f.ulpdu.end()), f.received_crc, f.computed_crc, f.crc_ok,
+                                      f.marker_ok});
                  }).ok());
     ASSERT_EQ(o.fpdus.size(), 20u);
     EXPECT_EQ(o.fpdus[0].offset, 23u);
@@ -516,9 +524,8 @@ TEST(MpaDeframer, StartupFrameWithoutWaiting) {
   const Stream s = MakeStream(false, 10, 300, 3);
   Bytes wire = rep;
   wire.insert(wire.end(), s.wire.begin(), s.wire.end());
-  const MpaDeframerConfig cfg{.expect_startup_frame = true,
-                              .startup_kind = MpaFrameKind::kReply,
-                              .wait_for_full_operation = false};
+  const MpaDeframerConfig cfg{
+      .expect_startup_frame = true, .startup_kind = MpaFrameKind::kReply, .wait_for_full_operation = false};
   for (const Chunker& c : AllChunkings()) {
     const Outcome o = ExpectOk(cfg, wire, c);
     ASSERT_EQ(o.fpdus.size(), 10u);
@@ -562,7 +569,7 @@ TEST(MpaDeframer, GarbageGivesSameOutcomeInEveryChunking) {
   std::mt19937 rng(99);
   for (int round = 0; round < 300; ++round) {
     Bytes junk(std::uniform_int_distribution<std::size_t>(0, 3000)(rng));
-    for (auto& b : junk) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);   // small lengths are likely
+    for (auto& b : junk) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);  // small lengths are likely
     const MpaDeframerConfig cfg{.crc_enabled = (round & 1) != 0,
                                 .markers_enabled = (round & 2) != 0,
                                 .first_position = static_cast<uint32_t>(rng()),

@@ -30,11 +30,11 @@ TEST(Fpdu, PadLength_R5044_4_1_05) {
 TEST(Fpdu, EncodesLayoutByteExact_R5044_4_1_01) {
   const Bytes ulpdu = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
   const Bytes fpdu = EncodeFpdu(ulpdu);
-  ASSERT_EQ(fpdu.size(), 16u);   // 2 + 9 + 1 PAD + 4
+  ASSERT_EQ(fpdu.size(), 16u);  // 2 + 9 + 1 PAD + 4
   const Bytes covered = {0x00, 0x09, '1', '2', '3', '4', '5', '6', '7', '8', '9', 0x00};
   EXPECT_TRUE(std::equal(covered.begin(), covered.end(), fpdu.begin()));
   const uint32_t crc = Crc32cPortable(0, covered);
-  EXPECT_EQ(fpdu[12], crc & 0xFF);   // least significant octet first
+  EXPECT_EQ(fpdu[12], crc & 0xFF);  // least significant octet first
   EXPECT_EQ(fpdu[13], (crc >> 8) & 0xFF);
   EXPECT_EQ(fpdu[14], (crc >> 16) & 0xFF);
   EXPECT_EQ(fpdu[15], crc >> 24);
@@ -93,7 +93,7 @@ TEST(Fpdu, NonZeroPadAcceptedWhenCrcCoversIt_R5044_4_1_04) {
 TEST(Fpdu, CrcMismatchReportsFieldOffsetAndBothValues_R5044_4_4_15) {
   Bytes fpdu = EncodeFpdu(FigureUlpdu(1));
   const uint32_t good = LoadCrc32c(fpdu.data() + 44);
-  fpdu[10] ^= 0x01;   // one payload bit
+  fpdu[10] ^= 0x01;  // one payload bit
   auto v = DecodeFpdu(fpdu, true);
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.error().kind, DecodeErrorKind::kCrcMismatch);
@@ -108,7 +108,7 @@ TEST(Fpdu, CrcMismatchReportsFieldOffsetAndBothValues_R5044_4_4_15) {
 }
 
 TEST(Fpdu, TruncationNamesFieldAndOffset) {
-  const Bytes fpdu = EncodeFpdu(Bytes(3, 0x22));   // 2 + 3 + 3 PAD + 4 = 12
+  const Bytes fpdu = EncodeFpdu(Bytes(3, 0x22));  // 2 + 3 + 3 PAD + 4 = 12
   ASSERT_EQ(fpdu.size(), 12u);
   for (std::size_t n = 0; n < fpdu.size(); ++n) {
     auto v = DecodeFpdu(ByteSpan(fpdu).first(n), true);
@@ -123,15 +123,15 @@ TEST(Fpdu, TruncationNamesFieldAndOffset) {
 
 // REQ R5044-4.5-02, R5044-4.5-03, R5044-4.5-08, R5044-3-04
 TEST(Mulpdu, Formulas_R5044_4_5_02_03) {
-  EXPECT_EQ(Mulpdu(1460, true), 1442u);    // 1460 - (6 + 4*3 + 0)
-  EXPECT_EQ(Mulpdu(1460, false), 1454u);   // 1460 - (6 + 0)
-  EXPECT_EQ(Mulpdu(1461, false), 1454u);   // 1461 - (6 + 1)
-  EXPECT_EQ(Mulpdu(512, true), 502u);      // 512 - (6 + 4 + 0)
-  EXPECT_EQ(Mulpdu(513, true), 498u);      // 513 - (6 + 8 + 1)
-  EXPECT_EQ(Mulpdu(8960, true), 8882u);    // 8960 - (6 + 4*18 + 0)
-  EXPECT_EQ(Mulpdu(88, false), 128u);      // never below 128
+  EXPECT_EQ(Mulpdu(1460, true), 1442u);   // 1460 - (6 + 4*3 + 0)
+  EXPECT_EQ(Mulpdu(1460, false), 1454u);  // 1460 - (6 + 0)
+  EXPECT_EQ(Mulpdu(1461, false), 1454u);  // 1461 - (6 + 1)
+  EXPECT_EQ(Mulpdu(512, true), 502u);     // 512 - (6 + 4 + 0)
+  EXPECT_EQ(Mulpdu(513, true), 498u);     // 513 - (6 + 8 + 1)
+  EXPECT_EQ(Mulpdu(8960, true), 8882u);   // 8960 - (6 + 4*18 + 0)
+  EXPECT_EQ(Mulpdu(88, false), 128u);     // never below 128
   EXPECT_EQ(Mulpdu(0, true), 128u);
-  EXPECT_EQ(Mulpdu(65535, false), 64768u); // never above 64768
+  EXPECT_EQ(Mulpdu(65535, false), 64768u);  // never above 64768
 }
 
 }  // namespace

@@ -52,14 +52,14 @@ TEST(MarkerInserter, Figure6WithinItsStream_R5044_4_4_T02) {
 TEST(MarkerInserter, MarkerExactlyBetweenFpdus_R5044_4_3_07) {
   MarkerInserter ins;
   Bytes wire;
-  ins.AppendUlpdu(wire, Bytes(502, 1));   // 4 + (2 + 502 + 0 + 4) = 512
+  ins.AppendUlpdu(wire, Bytes(502, 1));  // 4 + (2 + 502 + 0 + 4) = 512
   ASSERT_EQ(wire.size(), 512u);
   // First FPDU's CRC covers its leading Marker and nothing at 512.
   EXPECT_EQ(LoadCrc32c(wire.data() + 508), Crc32c(ByteSpan(wire).first(508)));
   ins.AppendUlpdu(wire, Bytes(10, 2));
   ASSERT_EQ(wire.size(), 512u + 4 + 16);
   EXPECT_EQ(FpduPtrAt(wire, 512), 0);
-  EXPECT_EQ(LoadBe16(wire.data() + 516), 10);   // an FPDU header follows at once
+  EXPECT_EQ(LoadBe16(wire.data() + 516), 10);  // an FPDU header follows at once
   EXPECT_EQ(LoadCrc32c(wire.data() + 512 + 4 + 12), Crc32c(ByteSpan(wire).subspan(512, 16)));
 }
 
@@ -68,10 +68,10 @@ TEST(MarkerInserter, MarkerExactlyBetweenFpdus_R5044_4_3_07) {
 TEST(MarkerInserter, MarkerBetweenPadAndCrc_R5044_4_4_11) {
   MarkerInserter ins;
   Bytes wire;
-  ins.AppendUlpdu(wire, Bytes(505, 3));   // header at 4; 2 + 505 + PAD 1 ends at 512
+  ins.AppendUlpdu(wire, Bytes(505, 3));  // header at 4; 2 + 505 + PAD 1 ends at 512
   ASSERT_EQ(wire.size(), 4u + 508 + 4 + 4);
-  EXPECT_EQ(wire[511], 0x00);              // the PAD octet
-  EXPECT_EQ(FpduPtrAt(wire, 512), 508);    // 512 - 4
+  EXPECT_EQ(wire[511], 0x00);            // the PAD octet
+  EXPECT_EQ(FpduPtrAt(wire, 512), 508);  // 512 - 4
   EXPECT_EQ(LoadCrc32c(wire.data() + 516), Crc32c(ByteSpan(wire).first(516)));
   // The next FPDU starts at 520: no Marker before it.
   ins.AppendUlpdu(wire, Bytes(2, 4));
@@ -84,7 +84,7 @@ TEST(MarkerInserter, FpduSpanningSeveralMarkers_R5044_4_3_11) {
   Bytes wire;
   Bytes ulpdu(2000);
   for (std::size_t i = 0; i < ulpdu.size(); ++i) ulpdu[i] = static_cast<uint8_t>(i);
-  ins.AppendUlpdu(wire, ulpdu);   // FPDU 2008 octets + 4 Markers
+  ins.AppendUlpdu(wire, ulpdu);  // FPDU 2008 octets + 4 Markers
   ASSERT_EQ(wire.size(), 2008u + 16);
   EXPECT_EQ(FpduPtrAt(wire, 0), 0);
   EXPECT_EQ(FpduPtrAt(wire, 512), 508);
@@ -100,9 +100,9 @@ TEST(MarkerInserter, FpduSpanningSeveralMarkers_R5044_4_3_11) {
 TEST(MarkerInserter, SmallFpdusEachMarkerPointsIntoItsOwnFpdu_R5044_4_3_12) {
   MarkerInserter ins;
   Bytes wire;
-  while (wire.size() < 1100) ins.AppendUlpdu(wire, Bytes(18, 7));   // FPDU 24 octets
+  while (wire.size() < 1100) ins.AppendUlpdu(wire, Bytes(18, 7));  // FPDU 24 octets
   // Stream: M(4) then FPDUs of 24 at 4, 28, ..., 484, 508 (508..531 holds the Marker at 512).
-  EXPECT_EQ(FpduPtrAt(wire, 512), 4);      // 512 - 508
+  EXPECT_EQ(FpduPtrAt(wire, 512), 4);  // 512 - 508
   // Next: FPDUs continue at 536, 560, ..., 1016 (1016..1043 holds 1024): FPDUPTR 8.
   EXPECT_EQ(FpduPtrAt(wire, 1024), 8);
 }
@@ -125,7 +125,7 @@ TEST(MarkerInserter, SequenceWrap_R5044_4_3_06) {
   MarkerInserter mid(0xFFFFFFF0, 0x10);
   EXPECT_EQ(mid.position(), 0x20u);
   Bytes w2;
-  mid.AppendUlpdu(w2, Bytes(1000, 1));   // header at position 32; Marker at 512
+  mid.AppendUlpdu(w2, Bytes(1000, 1));  // header at position 32; Marker at 512
   EXPECT_EQ(FpduPtrAt(w2, 512 - 32), 480);
 }
 

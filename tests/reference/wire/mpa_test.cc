@@ -9,13 +9,13 @@ namespace rdmapct::wire {
 namespace {
 
 // Hand-written from RFC 5044 Figure 8: Request, M=1 C=1, Rev 1, 3 octets "abc".
-const Bytes kRequestMC = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a', 'm', 'e',
-                          0xC0, 0x01, 0x00, 0x03, 'a', 'b', 'c'};
+const Bytes kRequestMC = {'M', 'P', 'A', ' ', 'I',  'D',  ' ',  'R',  'e', 'q', ' ', 'F',
+                          'r', 'a', 'm', 'e', 0xC0, 0x01, 0x00, 0x03, 'a', 'b', 'c'};
 
 // Hand-written from RFC 6581 §6/§9: Reply, C=1 S=1, Rev 2, PD_Length 6:
 // A=1 B=0 IRD=5 C=1 D=1 ORD=3 -> 0x8005C003, then ULP Private Data "hi".
-const Bytes kEnhancedReply = {'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a', 'm', 'e',
-                              0x50, 0x02, 0x00, 0x06, 0x80, 0x05, 0xC0, 0x03, 'h', 'i'};
+const Bytes kEnhancedReply = {'M', 'P', 'A', ' ',  'I',  'D',  ' ',  'R',  'e',  'p',  ' ',  'F', 'r',
+                              'a', 'm', 'e', 0x50, 0x02, 0x00, 0x06, 0x80, 0x05, 0xC0, 0x03, 'h', 'i'};
 
 MpaStartupFrame Decoded(const Bytes& b, MpaFrameKind expect = MpaFrameKind::kEither) {
   auto r = DecodeMpaStartupFrame(b, {.expect = expect});
@@ -58,7 +58,7 @@ TEST(MpaStartupFrame, DecodesHandWrittenEnhancedReply_R6581_9_01) {
   EXPECT_TRUE(e.write_rtr);
   EXPECT_TRUE(e.read_rtr);
   EXPECT_EQ(e.ord, 3);
-  EXPECT_EQ(f.private_data, (Bytes{'h', 'i'}));   // REQ R6581-9-02: ULP part only
+  EXPECT_EQ(f.private_data, (Bytes{'h', 'i'}));  // REQ R6581-9-02: ULP part only
   EXPECT_EQ(EncodeMpaStartupFrame(f), kEnhancedReply);
 }
 
@@ -70,7 +70,7 @@ TEST(EnhancedWord, BitPositions_R6581_9_01) {
   EXPECT_EQ(EncodeEnhancedWord({.write_rtr = true}), 0x00008000u);
   EXPECT_EQ(EncodeEnhancedWord({.read_rtr = true}), 0x00004000u);
   EXPECT_EQ(EncodeEnhancedWord({.ord = 0x3FFF}), 0x00003FFFu);
-  EXPECT_EQ(EncodeEnhancedWord({.ird = 0xFFFF, .ord = 0xFFFF}), 0x3FFF3FFFu);   // masked to 14 bits
+  EXPECT_EQ(EncodeEnhancedWord({.ird = 0xFFFF, .ord = 0xFFFF}), 0x3FFF3FFFu);  // masked to 14 bits
   const EnhancedIrdOrd e = DecodeEnhancedWord(0x7FFEBFFDu);
   EXPECT_FALSE(e.peer_to_peer);
   EXPECT_TRUE(e.send_rtr);
@@ -147,14 +147,14 @@ TEST(MpaStartupFrame, TruncationAtEveryLength_R5044_7_1_2_R09a) {
     auto r = DecodeMpaStartupFrame(ByteSpan(kRequestMC).first(n));
     ASSERT_FALSE(r.ok()) << n;
     EXPECT_EQ(r.error().kind, DecodeErrorKind::kTruncated) << n;
-    Expect e = n < 16 ? Expect{"Key", 0}
+    Expect e = n < 16    ? Expect{"Key", 0}
                : n == 16 ? Expect{"M C R S Res", 16}
                : n == 17 ? Expect{"Rev", 17}
-               : n < 20 ? Expect{"PD_Length", 18}
-                        : Expect{"Private Data", 20};
+               : n < 20  ? Expect{"PD_Length", 18}
+                         : Expect{"Private Data", 20};
     EXPECT_STREQ(r.error().field, e.field) << n;
     EXPECT_EQ(r.error().offset, e.offset) << n;
-    EXPECT_EQ(r.error().value, n - e.offset) << n;   // octets available from the field on
+    EXPECT_EQ(r.error().value, n - e.offset) << n;  // octets available from the field on
   }
 }
 
@@ -216,7 +216,7 @@ TEST(MpaStartupFrame, PrivateDataLimit_R5044_7_1_1_22) {
   EXPECT_EQ(Decoded(ok).private_data.size(), 512u);
 
   f.private_data.assign(513, 0xAB);
-  const Bytes big = EncodeMpaStartupFrame(f);   // a tester may send it on purpose
+  const Bytes big = EncodeMpaStartupFrame(f);  // a tester may send it on purpose
   ASSERT_EQ(big.size(), 533u);
   // Reported from the header alone: the caller need not wait for 513 octets.
   for (std::size_t n : {std::size_t{20}, big.size()}) {
@@ -335,10 +335,10 @@ TEST(IrdOrd, InitiatorAdjustsToReply_R6581_9_1_09) {
   ASSERT_TRUE(o.applies);
   EXPECT_EQ(o.responder_ird, 3);
   EXPECT_EQ(o.responder_ord, 6);
-  EXPECT_EQ(o.initiator_ird, 6);   // raised to the responder ORD
-  EXPECT_EQ(o.initiator_ord, 3);   // lowered to the responder IRD
+  EXPECT_EQ(o.initiator_ird, 6);  // raised to the responder ORD
+  EXPECT_EQ(o.initiator_ord, 3);  // lowered to the responder IRD
   EXPECT_TRUE(o.initiator_ird_increased);
-  EXPECT_TRUE(o.responder_ord_exceeds_initiator_ird);   // R6581-9.1-06 violated by this Reply
+  EXPECT_TRUE(o.responder_ord_exceeds_initiator_ird);  // R6581-9.1-06 violated by this Reply
   EXPECT_FALSE(o.peer_to_peer);
 
   const auto ok = NegotiateIrdOrd(Enhanced(false, {.ird = 8, .ord = 4}), Enhanced(true, {.ird = 16, .ord = 8}));
@@ -356,7 +356,8 @@ TEST(IrdOrd, InitiatorAdjustsToReply_R6581_9_1_09) {
 // REQ R6581-9.1-13..17: 0x3FFF means "not negotiated".
 TEST(IrdOrd, AllOnesMeansUnchanged_R6581_9_1_14_to_17) {
   const EnhancedIrdOrd req{.ird = kIrdOrdNotNegotiated, .ord = kIrdOrdNotNegotiated};
-  auto o = NegotiateIrdOrd(Enhanced(false, req), Enhanced(true, {.ird = kIrdOrdNotNegotiated, .ord = kIrdOrdNotNegotiated}));
+  auto o =
+      NegotiateIrdOrd(Enhanced(false, req), Enhanced(true, {.ird = kIrdOrdNotNegotiated, .ord = kIrdOrdNotNegotiated}));
   EXPECT_EQ(o.initiator_ird, kIrdOrdNotNegotiated);
   EXPECT_EQ(o.initiator_ord, kIrdOrdNotNegotiated);
   EXPECT_FALSE(o.responder_ird_not_3fff);
@@ -365,7 +366,8 @@ TEST(IrdOrd, AllOnesMeansUnchanged_R6581_9_1_14_to_17) {
   EXPECT_TRUE(o.responder_ird_not_3fff);
   EXPECT_TRUE(o.responder_ord_not_3fff);
   // Responder 0x3FFF leaves the initiator's own values (R6581-9.1-15/17).
-  o = NegotiateIrdOrd(Enhanced(false, {.ird = 3, .ord = 7}), Enhanced(true, {.ird = kIrdOrdNotNegotiated, .ord = kIrdOrdNotNegotiated}));
+  o = NegotiateIrdOrd(Enhanced(false, {.ird = 3, .ord = 7}),
+                      Enhanced(true, {.ird = kIrdOrdNotNegotiated, .ord = kIrdOrdNotNegotiated}));
   EXPECT_EQ(o.initiator_ird, 3);
   EXPECT_EQ(o.initiator_ord, 7);
   // Without enhanced data on both sides nothing applies.
@@ -374,8 +376,9 @@ TEST(IrdOrd, AllOnesMeansUnchanged_R6581_9_1_14_to_17) {
 
 // REQ R6581-9.2-05, R6581-9.2-08, R6581-9.2-11, R6581-9.2-17
 TEST(IrdOrd, RtrNegotiation_R6581_9_2) {
-  auto o = NegotiateIrdOrd(Enhanced(false, {.peer_to_peer = true, .send_rtr = true, .write_rtr = true, .read_rtr = true}),
-                           Enhanced(true, {.peer_to_peer = true, .write_rtr = true, .read_rtr = true}));
+  auto o =
+      NegotiateIrdOrd(Enhanced(false, {.peer_to_peer = true, .send_rtr = true, .write_rtr = true, .read_rtr = true}),
+                      Enhanced(true, {.peer_to_peer = true, .write_rtr = true, .read_rtr = true}));
   EXPECT_TRUE(o.peer_to_peer);
   EXPECT_FALSE(o.rtr_send);
   EXPECT_TRUE(o.rtr_write);
@@ -383,7 +386,8 @@ TEST(IrdOrd, RtrNegotiation_R6581_9_2) {
   EXPECT_FALSE(o.reply_offers_no_rtr);
   EXPECT_FALSE(o.reply_a_mismatch);
 
-  o = NegotiateIrdOrd(Enhanced(false, {.peer_to_peer = true, .send_rtr = true}), Enhanced(true, {.peer_to_peer = true}));
+  o = NegotiateIrdOrd(Enhanced(false, {.peer_to_peer = true, .send_rtr = true}),
+                      Enhanced(true, {.peer_to_peer = true}));
   EXPECT_TRUE(o.reply_offers_no_rtr);
   EXPECT_FALSE(o.rtr_send);
 

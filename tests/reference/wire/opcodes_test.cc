@@ -35,20 +35,17 @@ constexpr Expected kExpected[] = {
     {0x3, "Send", P::kRfc5040, false, 0, H::kNone, 0, true, I::kZero},
     {0x4, "Send with Invalidate", P::kRfc5040, false, 0, H::kNone, 0, true, I::kValid},
     {0x5, "Send with Solicited Event", P::kRfc5040, false, 0, H::kNone, 0, true, I::kZero},
-    {0x6, "Send with Solicited Event and Invalidate", P::kRfc5040, false, 0, H::kNone, 0, true,
-     I::kValid},
+    {0x6, "Send with Solicited Event and Invalidate", P::kRfc5040, false, 0, H::kNone, 0, true, I::kValid},
     {0x7, "Terminate", P::kRfc5040, false, 2, H::kTerminate, 4, false, I::kZero},
     {0x8, "Immediate Data", P::kRfc7306, false, 0, H::kImmediateData, 8, false, I::kZero},
-    {0x9, "Immediate Data with Solicited Event", P::kRfc7306, false, 0, H::kImmediateData, 8,
-     false, I::kZero},
+    {0x9, "Immediate Data with Solicited Event", P::kRfc7306, false, 0, H::kImmediateData, 8, false, I::kZero},
     {0xA, "Atomic Request", P::kRfc7306, false, 1, H::kAtomicRequest, 52, false, I::kZero},
     {0xB, "Atomic Response", P::kRfc7306, false, 3, H::kAtomicResponse, 12, false, I::kZero},
     {0xC, "RDMA Flush Request", P::kCommit, false, 1, H::kFlushRequest, 20, false, I::kOptional},
     {0xD, "RDMA Flush Response", P::kCommit, false, 3, H::kNone, 0, false, I::kZero},
     {0xE, "RDMA Verify Request", P::kCommit, false, 1, H::kVerifyRequest, 16, false, I::kOptional},
     {0xF, "RDMA Verify Response", P::kCommit, false, 3, H::kVerifyResponse, 0, false, I::kZero},
-    {0x10, "Atomic Write Request", P::kCommit, false, 1, H::kAtomicWriteRequest, 24, false,
-     I::kOptional},
+    {0x10, "Atomic Write Request", P::kCommit, false, 1, H::kAtomicWriteRequest, 24, false, I::kOptional},
     {0x11, "Atomic Write Response", P::kCommit, false, 3, H::kNone, 0, false, I::kZero},
 };
 
@@ -99,8 +96,8 @@ TEST(OpcodeTable, RequestsNameTheirResponses) {
   for (const OpcodeInfo& row : kOpcodeTable) {
     if (!row.response) continue;
     ++requests;
-    const auto* pair = std::find_if(std::begin(kPairs), std::end(kPairs),
-                                    [&](const auto& p) { return p.first == row.opcode; });
+    const auto* pair =
+        std::find_if(std::begin(kPairs), std::end(kPairs), [&](const auto& p) { return p.first == row.opcode; });
     ASSERT_NE(pair, std::end(kPairs)) << row.name;
     EXPECT_EQ(*row.response, pair->second) << row.name;
   }
@@ -136,8 +133,7 @@ TEST(FindOpcode, ProfilesAreCumulative) {
 
 TEST(OpcodeName, UsesRfcSpelling) {
   EXPECT_STREQ(OpcodeName(Opcode::kRdmaReadRequest), "RDMA Read Request");
-  EXPECT_STREQ(OpcodeName(Opcode::kSendWithSeAndInvalidate),
-               "Send with Solicited Event and Invalidate");
+  EXPECT_STREQ(OpcodeName(Opcode::kSendWithSeAndInvalidate), "Send with Solicited Event and Invalidate");
   EXPECT_STREQ(OpcodeName(Opcode::kAtomicWriteResponse), "Atomic Write Response");
 }
 

@@ -30,8 +30,7 @@ const Bytes kReadRequestSegment = {
 };
 
 ReadRequestHeader KnownReadRequest() {
-  return ReadRequestHeader{0xAABBCCDD, 0x0001020304050607, 0x1000, 0x12345678,
-                           0x08090A0B0C0D0E0F};
+  return ReadRequestHeader{0xAABBCCDD, 0x0001020304050607, 0x1000, 0x12345678, 0x08090A0B0C0D0E0F};
 }
 
 // R5040-4.4 Figure 6, R5040-4.2-T02, R5040-4-01
@@ -106,8 +105,8 @@ TEST(Terminate, KnownAnswerWithDAndREchoingAReadRequest) {
 }
 
 // A DDP Tagged Buffer error for an RDMA Write (1/1/0x00, M=D=1, R=0).
-const Bytes kTaggedEcho = {0xC1, 0x40, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00,
-                           0x00, 0x00, 0x00, 0x00, 0x10, 0x00};  // STag 9, TO 0x1000
+const Bytes kTaggedEcho = {0xC1, 0x40, 0x00, 0x00, 0x00, 0x09, 0x00,
+                           0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00};  // STag 9, TO 0x1000
 
 // Decision 5.2 / decisions D-A4: both the bit-driven and the fixed form are accepted.
 TEST(Terminate, BitDrivenAndFixedFormsAreBothAcceptedAndReported) {
@@ -138,11 +137,10 @@ TEST(Terminate, BitDrivenAndFixedFormsAreBothAcceptedAndReported) {
   // The encoder writes the form it is asked for.
   auto echoed = DecodeDdpSegment(kTaggedEcho);
   ASSERT_TRUE(echoed.ok());
-  for (auto [form, expected] : {std::pair{TerminateForm::kBitDriven, bit_driven},
-                                std::pair{TerminateForm::kFixed, fixed}}) {
+  for (auto [form, expected] :
+       {std::pair{TerminateForm::kBitDriven, bit_driven}, std::pair{TerminateForm::kFixed, fixed}}) {
     Bytes out;
-    const TerminateHeader h =
-        MakeTerminateHeader(term::kDdpTaggedInvalidStag, &echoed->header, 19, nullptr, form);
+    const TerminateHeader h = MakeTerminateHeader(term::kDdpTaggedInvalidStag, &echoed->header, 19, nullptr, form);
     EncodeTerminateHeader(h, out);
     EXPECT_EQ(out, expected);
     EXPECT_EQ(TerminateHeaderLength(h), expected.size());
@@ -176,7 +174,7 @@ TEST(Terminate, LlpErrorIsFourOctetsAndMOnlyCarriesTheLength) {
 // Untagged Buffer / Invalid MSN (1/2/0x03) with M and D it sends 21 03 03 00
 // where R5040-4.8-02 lays out 12 03 c0 00.
 TEST(Terminate, LittleEndianBitfieldOrderIsSwappedBothWays) {
-  Bytes rfc = {0x41, 0x47, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,  // untagged Terminate, QN 2
+  Bytes rfc = {0x41, 0x47, 0,    0,   0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0,  // untagged Terminate, QN 2
                0x12, 0x03, 0xC0, 0x00};
   Bytes siw = rfc;
   for (Profile p : kAllProfiles) {
@@ -253,8 +251,8 @@ TEST(AtomicRequest, KnownAnswerFigure4) {
   h.add_or_swap_mask = 0x2222222222222222;
   h.compare_data = 0x3333333333333333;
   h.compare_mask = 0x4444444444444444;
-  Bytes expected = {0x00, 0x00, 0x00, 0x02, 0x01, 0x02, 0x03, 0x04, 0x0A, 0x0B, 0x0C, 0x0D,
-                    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00};
+  Bytes expected = {0x00, 0x00, 0x00, 0x02, 0x01, 0x02, 0x03, 0x04, 0x0A, 0x0B,
+                    0x0C, 0x0D, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00};
   for (uint8_t fill : {0x11, 0x22, 0x33, 0x44}) expected.insert(expected.end(), 8, fill);
   ASSERT_EQ(expected.size(), 52u);
   Bytes out;
@@ -286,8 +284,8 @@ TEST(OtherHeaders, KnownAnswers) {
   EXPECT_EQ(out, (Bytes{0, 0, 0, 0x10, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x50, 0xFE, 0xED}));
   out.clear();
   EncodeAtomicWriteRequestHeader(AtomicWriteRequestHeader{0x10, 8, 0x18, 0x8877665544332211}, out);
-  EXPECT_EQ(out, (Bytes{0, 0, 0, 0x10, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0x18, 0x88, 0x77, 0x66,
-                        0x55, 0x44, 0x33, 0x22, 0x11}));
+  EXPECT_EQ(out, (Bytes{0, 0, 0, 0x10, 0,    0,    0,    8,    0,    0,    0,    0,
+                        0, 0, 0, 0x18, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11}));
 }
 
 // ---------------------------------------------------------------------------
@@ -319,13 +317,10 @@ std::vector<Sample> AllMessages() {
       {"Send with SE", MakeSend(Opcode::kSendWithSe, 3, kPayload)},
       {"Send with SE and Invalidate", MakeSend(Opcode::kSendWithSeAndInvalidate, 4, {}, 0x98)},
       {"Terminate (D,R)",
-       MakeTerminate(1, MakeTerminateHeader(term::kRdmapBaseOrBoundsViolation, &rr->header, 46,
-                                            &rrh))},
+       MakeTerminate(1, MakeTerminateHeader(term::kRdmapBaseOrBoundsViolation, &rr->header, 46, &rrh))},
       {"Terminate (fixed, LLP)",
-       MakeTerminate(1, MakeTerminateHeader(term::kMpaCrcError, nullptr, 0, nullptr,
-                                            TerminateForm::kFixed))},
-      {"Terminate (LLP)", MakeTerminate(1, MakeTerminateHeader(term::kMpaMarkerMismatch, nullptr,
-                                                               0, nullptr))},
+       MakeTerminate(1, MakeTerminateHeader(term::kMpaCrcError, nullptr, 0, nullptr, TerminateForm::kFixed))},
+      {"Terminate (LLP)", MakeTerminate(1, MakeTerminateHeader(term::kMpaMarkerMismatch, nullptr, 0, nullptr))},
       {"Immediate Data", MakeImmediateData(5, 0x0102030405060708)},
       {"Immediate Data with SE", MakeImmediateData(6, 42, true)},
       {"Atomic Request", MakeAtomicRequest(3, ar)},
@@ -335,8 +330,7 @@ std::vector<Sample> AllMessages() {
       {"RDMA Verify Request", MakeVerifyRequest(5, VerifyRequestHeader{0x55, 64, 0x800, kHash})},
       {"RDMA Verify Request (no hash)", MakeVerifyRequest(6, VerifyRequestHeader{0x55, 64, 0, {}})},
       {"RDMA Verify Response", MakeVerifyResponse(3, kHash)},
-      {"Atomic Write Request",
-       MakeAtomicWriteRequest(7, AtomicWriteRequestHeader{0x55, 8, 0x808, 0xDEADBEEFCAFEF00D})},
+      {"Atomic Write Request", MakeAtomicWriteRequest(7, AtomicWriteRequestHeader{0x55, 8, 0x808, 0xDEADBEEFCAFEF00D})},
       {"Atomic Write Response", MakeAtomicWriteResponse(4)},
   };
   return s;
@@ -442,8 +436,7 @@ TEST(UnknownOpcode, IsReportedNotRejected) {
 
 // RCOMMIT-3.1-01 (decisions D-D1): the Atomic Write Request octet 0x50 under each profile.
 TEST(ProfileDifference, AtomicWriteRequestUnderCommitVsRfc7306) {
-  const Bytes wire =
-      EncodeSegment(MakeAtomicWriteRequest(1, AtomicWriteRequestHeader{0x55, 8, 0x808, 1}));
+  const Bytes wire = EncodeSegment(MakeAtomicWriteRequest(1, AtomicWriteRequestHeader{0x55, 8, 0x808, 1}));
   EXPECT_EQ(wire[1], 0x50);
   auto commit = DecodeRdmapSegment(wire, Profile::kCommit);
   ASSERT_TRUE(commit.ok());
@@ -551,25 +544,24 @@ void ExpectEveryPrefixTruncates(const RdmapSegment& seg, Profile p, std::vector<
 
 TEST(Truncation, ReadRequest) {
   ExpectEveryPrefixTruncates(MakeReadRequest(1, KnownReadRequest()), Profile::kRfc5040,
-                             {{"SinkSTag", 4}, {"SinkTO", 8}, {"RDMARDSZ", 4}, {"SrcSTag", 4},
-                              {"SrcTO", 8}});
+                             {{"SinkSTag", 4}, {"SinkTO", 8}, {"RDMARDSZ", 4}, {"SrcSTag", 4}, {"SrcTO", 8}});
 }
 
 TEST(Truncation, TerminateBitDrivenWithUntaggedEcho) {
   auto rr = DecodeDdpSegment(kReadRequestSegment);
   const ReadRequestHeader rrh = KnownReadRequest();
-  ExpectEveryPrefixTruncates(
-      MakeTerminate(1, MakeTerminateHeader(term::kRdmapToWrap, &rr->header, 46, &rrh)),
-      Profile::kRfc5040,
-      {{"Terminate Control", 4}, {"DDP Segment Length", 2}, {"Terminated DDP Header", 18},
-       {"Terminated RDMA Header", 28}});
+  ExpectEveryPrefixTruncates(MakeTerminate(1, MakeTerminateHeader(term::kRdmapToWrap, &rr->header, 46, &rrh)),
+                             Profile::kRfc5040,
+                             {{"Terminate Control", 4},
+                              {"DDP Segment Length", 2},
+                              {"Terminated DDP Header", 18},
+                              {"Terminated RDMA Header", 28}});
 }
 
 TEST(Truncation, TerminateWithTaggedEcho) {
   auto echoed = DecodeDdpSegment(kTaggedEcho);
   ExpectEveryPrefixTruncates(
-      MakeTerminate(1, MakeTerminateHeader(term::kDdpTaggedToWrap, &echoed->header, 14, nullptr)),
-      Profile::kRfc5040,
+      MakeTerminate(1, MakeTerminateHeader(term::kDdpTaggedToWrap, &echoed->header, 14, nullptr)), Profile::kRfc5040,
       {{"Terminate Control", 4}, {"DDP Segment Length", 2}, {"Terminated DDP Header", 14}});
 }
 
@@ -582,19 +574,22 @@ TEST(Truncation, RdmapOnlyTerminateRHeader) {
 
 TEST(Truncation, Rfc7306Headers) {
   ExpectEveryPrefixTruncates(MakeImmediateData(1, 5), Profile::kRfc7306, {{"Immediate Data", 8}});
-  ExpectEveryPrefixTruncates(MakeImmediateData(1, 5, true), Profile::kCommit,
-                             {{"Immediate Data", 8}});
-  ExpectEveryPrefixTruncates(
-      MakeAtomicRequest(1, AtomicRequestHeader{}), Profile::kRfc7306,
-      {{"AOpCode", 4}, {"Request Identifier", 4}, {"Remote STag", 4}, {"Remote Tagged Offset", 8},
-       {"Add or Swap Data", 8}, {"Add or Swap Mask", 8}, {"Compare Data", 8}, {"Compare Mask", 8}});
+  ExpectEveryPrefixTruncates(MakeImmediateData(1, 5, true), Profile::kCommit, {{"Immediate Data", 8}});
+  ExpectEveryPrefixTruncates(MakeAtomicRequest(1, AtomicRequestHeader{}), Profile::kRfc7306,
+                             {{"AOpCode", 4},
+                              {"Request Identifier", 4},
+                              {"Remote STag", 4},
+                              {"Remote Tagged Offset", 8},
+                              {"Add or Swap Data", 8},
+                              {"Add or Swap Mask", 8},
+                              {"Compare Data", 8},
+                              {"Compare Mask", 8}});
   ExpectEveryPrefixTruncates(MakeAtomicResponse(1, AtomicResponseHeader{}), Profile::kCommit,
                              {{"Original Request Identifier", 4}, {"Original Remote Data Value", 8}});
 }
 
 TEST(Truncation, CommitHeaders) {
-  const std::vector<Field> sink = {
-      {"Data Sink STag", 4}, {"Data Sink Length", 4}, {"Data Sink Tagged Offset", 8}};
+  const std::vector<Field> sink = {{"Data Sink STag", 4}, {"Data Sink Length", 4}, {"Data Sink Tagged Offset", 8}};
   auto with = [&](std::vector<Field> extra) {
     std::vector<Field> f = sink;
     f.insert(f.end(), extra.begin(), extra.end());
@@ -602,10 +597,9 @@ TEST(Truncation, CommitHeaders) {
   };
   ExpectEveryPrefixTruncates(MakeFlushRequest(1, FlushRequestHeader{}), Profile::kCommit,
                              with({{"Flush Disposition Flags", 4}}));
-  ExpectEveryPrefixTruncates(MakeVerifyRequest(1, VerifyRequestHeader{1, 2, 3, kHash}),
-                             Profile::kCommit, sink);
-  ExpectEveryPrefixTruncates(MakeAtomicWriteRequest(1, AtomicWriteRequestHeader{}),
-                             Profile::kCommit, with({{"Data", 8}}));
+  ExpectEveryPrefixTruncates(MakeVerifyRequest(1, VerifyRequestHeader{1, 2, 3, kHash}), Profile::kCommit, sink);
+  ExpectEveryPrefixTruncates(MakeAtomicWriteRequest(1, AtomicWriteRequestHeader{}), Profile::kCommit,
+                             with({{"Data", 8}}));
 }
 
 TEST(Truncation, HeaderlessMessagesOnlyNeedTheDdpHeader) {
@@ -646,7 +640,7 @@ TEST(Builders, DefaultsFollowTheOpcodeTable) {
 TEST(Builders, OverridesAreWrittenVerbatim) {
   RdmapSegment seg = MakeSend(Opcode::kSend, 9, kPayload);
   SetRdmapControl(seg, RdmapControl{2, 3, 0x3}, Profile::kRfc5040);  // RV=10b, Rsv=11b
-  seg.ddp.queue_number = 7;                                           // wrong QN
+  seg.ddp.queue_number = 7;                                          // wrong QN
   seg.ddp.ddp_version = 0;
   seg.ddp.invalidate_stag = 0xFFFFFFFF;  // MUST be zero for Send
   const Bytes wire = EncodeSegment(seg);

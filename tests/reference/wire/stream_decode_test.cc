@@ -21,7 +21,7 @@ using testing::kFigure6Offset;
 struct SeenSegment {
   uint64_t number = 0;
   bool has_fpdu = false;
-  DecodedFpdu fpdu;                 // markers span cleared
+  DecodedFpdu fpdu;  // markers span cleared
   std::vector<MarkerSeen> markers;
   Bytes ulpdu;
   StreamOffsetMap map;
@@ -32,7 +32,7 @@ struct SeenSegment {
 };
 
 struct Recorder : StreamDecodeSink {
-  std::vector<std::string> events;   // "startup", "segment N", "error N fatal|soft"
+  std::vector<std::string> events;  // "startup", "segment N", "error N fatal|soft"
   std::vector<DecodedStartupFrame> startup;
   std::vector<SeenSegment> segments;
   std::vector<StreamError> errors;
@@ -111,11 +111,11 @@ TEST(StreamOffsetMap, SkipsMarkersEvery508LogicalOctets_R5044_4_3_05) {
   StreamOffsetMap m;
   m.start = 100;
   EXPECT_EQ(m.At(0), 100u);
-  EXPECT_EQ(m.At(1000), 1100u);   // no Markers: identity plus start
-  m.before_marker = 10;           // a Marker right after logical octet 9
+  EXPECT_EQ(m.At(1000), 1100u);  // no Markers: identity plus start
+  m.before_marker = 10;          // a Marker right after logical octet 9
   EXPECT_EQ(m.At(9), 109u);
   EXPECT_EQ(m.At(10), 114u);
-  EXPECT_EQ(m.At(517), 621u);     // last octet before the second Marker
+  EXPECT_EQ(m.At(517), 621u);  // last octet before the second Marker
   EXPECT_EQ(m.At(518), 626u);
   EXPECT_EQ(m.From(10).At(0), 114u);
 }
@@ -124,7 +124,7 @@ TEST(LooksLikeMpaStartupFrame, CommonKeyPrefix) {
   EXPECT_TRUE(LooksLikeMpaStartupFrame(RequestFrame()));
   const Bytes rep(kMpaReplyKey.begin(), kMpaReplyKey.end());
   EXPECT_TRUE(LooksLikeMpaStartupFrame(rep));
-  EXPECT_TRUE(LooksLikeMpaStartupFrame(Bytes{0x4D, 0x50, 0x41}));   // a prefix
+  EXPECT_TRUE(LooksLikeMpaStartupFrame(Bytes{0x4D, 0x50, 0x41}));  // a prefix
   EXPECT_FALSE(LooksLikeMpaStartupFrame(Bytes{}));
   EXPECT_FALSE(LooksLikeMpaStartupFrame(SendFpdu(1)));
 }
@@ -165,9 +165,9 @@ TEST(DecodeMpaStream, RfcFiguresWithMarkers_R5044_4_4_T02) {
   EXPECT_EQ(fig6.fpdu.received_crc, 0x98589284u);
   EXPECT_EQ(fig6.fpdu.computed_crc, 0x98589284u);
   EXPECT_EQ(fig6.ulpdu, testing::FigureUlpdu(2));
-  EXPECT_EQ(fig6.map.At(0), 0x1eeu);    // DDP Control Field
-  EXPECT_EQ(fig6.map.At(14), 0x1fcu);   // MO
-  EXPECT_EQ(fig6.map.At(18), 0x204u);   // first Send Data octet, after the Marker
+  EXPECT_EQ(fig6.map.At(0), 0x1eeu);   // DDP Control Field
+  EXPECT_EQ(fig6.map.At(14), 0x1fcu);  // MO
+  EXPECT_EQ(fig6.map.At(18), 0x204u);  // first Send Data octet, after the Marker
 }
 
 TEST(DecodeMpaStream, StartupFrameThenFpdus_R5044_7_1_2_R07) {
@@ -193,7 +193,8 @@ TEST(DecodeMpaStream, MarkersCountFromTheOctetAfterTheStartupFrame_R5044_4_3_10)
   const Bytes req = RequestFrame();
   Bytes fpdus;
   MarkerInserter ins(0);
-  for (uint32_t msn = 1; msn <= 20; ++msn) ins.AppendUlpdu(fpdus, EncodeSegment(MakeSend(Opcode::kSend, msn, Bytes(40, 1))));
+  for (uint32_t msn = 1; msn <= 20; ++msn)
+    ins.AppendUlpdu(fpdus, EncodeSegment(MakeSend(Opcode::kSend, msn, Bytes(40, 1))));
   const auto sum = DecodeMpaStream(Concat({req, fpdus}), {.markers_enabled = true}, r);
   EXPECT_TRUE(sum.ok()) << (sum.fatal ? sum.fatal->Describe() : "");
   ASSERT_EQ(r.segments.size(), 20u);
@@ -216,16 +217,19 @@ TEST(DecodeMpaStream, PartOfAStreamKeepsStreamOffsetsAndMarkerPositions) {
   const Bytes req = RequestFrame();
   Bytes fpdus;
   MarkerInserter ins(0);
-  for (uint32_t msn = 1; msn <= 20; ++msn) ins.AppendUlpdu(fpdus, EncodeSegment(MakeSend(Opcode::kSend, msn, Bytes(40 + msn, 1))));
+  for (uint32_t msn = 1; msn <= 20; ++msn)
+    ins.AppendUlpdu(fpdus, EncodeSegment(MakeSend(Opcode::kSend, msn, Bytes(40 + msn, 1))));
   const Bytes whole = Concat({req, fpdus});
   Recorder all;
   ASSERT_TRUE(DecodeMpaStream(whole, {.markers_enabled = true}, all).ok());
   ASSERT_EQ(all.segments.size(), 20u);
-  for (std::size_t first : {3u, 12u}) {   // start at the FPDU of segment `first`
+  for (std::size_t first : {3u, 12u}) {  // start at the FPDU of segment `first`
     const uint64_t at = all.segments[first].fpdu.offset;
     Recorder part;
-    const StreamDecodeOptions o{.markers_enabled = true, .handshake = HandshakeMode::kAbsent,
-                                .stream_offset = at, .first_position = static_cast<uint32_t>(at - req.size())};
+    const StreamDecodeOptions o{.markers_enabled = true,
+                                .handshake = HandshakeMode::kAbsent,
+                                .stream_offset = at,
+                                .first_position = static_cast<uint32_t>(at - req.size())};
     const auto sum = DecodeMpaStream(ByteSpan(whole).subspan(at), o, part);
     EXPECT_TRUE(sum.ok()) << (sum.fatal ? sum.fatal->Describe() : "");
     ASSERT_EQ(part.segments.size(), 20u - first);
@@ -248,7 +252,9 @@ TEST(DecodeMpaStream, PartOfAStreamKeepsStreamOffsetsAndMarkerPositions) {
   Recorder cut;
   const uint64_t at = all.segments[19].fpdu.offset;
   const auto sum = DecodeMpaStream(ByteSpan(whole).subspan(at, 10),
-                                   {.markers_enabled = true, .handshake = HandshakeMode::kAbsent, .stream_offset = at,
+                                   {.markers_enabled = true,
+                                    .handshake = HandshakeMode::kAbsent,
+                                    .stream_offset = at,
                                     .first_position = static_cast<uint32_t>(at - req.size())},
                                    cut);
   ASSERT_TRUE(sum.fatal);
@@ -258,14 +264,14 @@ TEST(DecodeMpaStream, PartOfAStreamKeepsStreamOffsetsAndMarkerPositions) {
 TEST(DecodeMpaStream, HandshakeModes) {
   const Bytes stream = Concat({RequestFrame(), SendFpdu(1)});
   {
-    Recorder r;   // forced absent: the key octets are read as ULPDU_Length 0x4d50
+    Recorder r;  // forced absent: the key octets are read as ULPDU_Length 0x4d50
     const auto sum = DecodeMpaStream(stream, {.handshake = HandshakeMode::kAbsent}, r);
     ASSERT_TRUE(sum.fatal);
     ExpectError(*sum.fatal, DecodeErrorKind::kTruncated, "FPDU", 0);
     EXPECT_TRUE(r.startup.empty());
   }
   {
-    Recorder r;   // forced present on a stream without one: bad key at octet 0
+    Recorder r;  // forced present on a stream without one: bad key at octet 0
     const auto sum = DecodeMpaStream(SendFpdu(1), {.handshake = HandshakeMode::kPresent}, r);
     ASSERT_TRUE(sum.fatal);
     EXPECT_EQ(sum.fatal->kind, DecodeErrorKind::kBadKey);
@@ -278,7 +284,7 @@ TEST(DecodeMpaStream, HandshakeModes) {
 // REQ R5044-7.1.1-03: a wrong Key octet is reported at its offset.
 TEST(DecodeMpaStream, BadKeyAtItsOffset_R5044_7_1_1_03) {
   Bytes stream = Concat({RequestFrame(), SendFpdu(1)});
-  stream[13] = 'o';   // "MPA ID Req Fro..."
+  stream[13] = 'o';  // "MPA ID Req Fro..."
   Recorder r;
   const auto sum = DecodeMpaStream(stream, {.handshake = HandshakeMode::kPresent}, r);
   ASSERT_TRUE(sum.fatal);
@@ -302,7 +308,7 @@ TEST(DecodeMpaStream, TruncatedPrivateData) {
 TEST(DecodeMpaStream, BadCrcStopsWithExactOffset_R5044_4_4_15) {
   const Bytes req = RequestFrame();
   Bytes bad = SendFpdu(2);
-  bad[25] ^= 0x01;   // a payload octet
+  bad[25] ^= 0x01;  // a payload octet
   const Bytes stream = Concat({req, SendFpdu(1), bad, SendFpdu(3)});
   Recorder r;
   const auto sum = DecodeMpaStream(stream, {}, r);
@@ -320,7 +326,7 @@ TEST(DecodeMpaStream, BadCrcStopsWithExactOffset_R5044_4_4_15) {
 
 TEST(DecodeMpaStream, ContinueReportsEveryBadCrcAndGoesOn) {
   Bytes bad2 = SendFpdu(2), bad4 = SendFpdu(4);
-  bad2[30] ^= 0xFF;   // the CRC field itself
+  bad2[30] ^= 0xFF;  // the CRC field itself
   bad4[20] ^= 0xFF;
   const Bytes stream = Concat({SendFpdu(1), bad2, SendFpdu(3), bad4, SendFpdu(5)});
   Recorder r;
@@ -328,8 +334,8 @@ TEST(DecodeMpaStream, ContinueReportsEveryBadCrcAndGoesOn) {
   EXPECT_FALSE(sum.fatal);
   EXPECT_EQ(sum.errors, 2u);
   EXPECT_EQ(sum.frames, 5u);
-  EXPECT_EQ(r.events, (std::vector<std::string>{"segment 1", "segment 2", "error 2 soft", "segment 3",
-                                                "segment 4", "error 4 soft", "segment 5"}));
+  EXPECT_EQ(r.events, (std::vector<std::string>{"segment 1", "segment 2", "error 2 soft", "segment 3", "segment 4",
+                                                "error 4 soft", "segment 5"}));
   ExpectError(r.errors[0].error, DecodeErrorKind::kCrcMismatch, "CRC", 32 + 28);
   ExpectError(r.errors[1].error, DecodeErrorKind::kCrcMismatch, "CRC", 3 * 32 + 28);
 }
@@ -384,7 +390,7 @@ TEST(DecodeMpaStream, TruncatedFpduAtTheEnd_R5044_6_04) {
 // undecoded, and the error names the RDMAP field at its stream offset.
 TEST(DecodeMpaStream, UndecodableSegmentNamesTheRdmapField) {
   Bytes rr = EncodeSegment(MakeReadRequest(1, {}));
-  rr.resize(18 + 10);   // SinkSTag and 6 octets of SinkTO
+  rr.resize(18 + 10);  // SinkSTag and 6 octets of SinkTO
   const Bytes stream = Concat({SendFpdu(1), EncodeFpdu(rr), SendFpdu(2)});
   Recorder r;
   const auto sum = DecodeMpaStream(stream, {}, r);
@@ -405,7 +411,7 @@ TEST(DecodeMpaStream, UndecodableSegmentNamesTheRdmapField) {
 TEST(DecodeMpaStream, UnknownOpcodeIsShownNotFatal) {
   const Bytes payload(4, 0);
   RdmapSegment seg = MakeSend(Opcode::kSend, 1, payload);
-  seg.ddp.rsvd_ulp0 = 0x48;   // Immediate Data under rfc7306, undefined under rfc5040
+  seg.ddp.rsvd_ulp0 = 0x48;  // Immediate Data under rfc7306, undefined under rfc5040
   const Bytes stream = EncodeFpdu(EncodeSegment(seg));
   Recorder r;
   const auto sum = DecodeMpaStream(stream, {.profile = Profile::kRfc5040}, r);
@@ -426,10 +432,10 @@ TEST(DecodeMpaStream, EmptyStreamIsNoFrames) {
 // ---- bare DDP segments ----------------------------------------------------------
 
 TEST(DecodeDdpSegments, OffsetsCountSegmentsBackToBack) {
-  const Bytes a = EncodeSegment(MakeRdmaWrite(1, 0, Bytes(6, 0)));   // 20 octets
-  const Bytes b = EncodeSegment(MakeSend(Opcode::kSend, 1, {}));      // 18 octets
+  const Bytes a = EncodeSegment(MakeRdmaWrite(1, 0, Bytes(6, 0)));  // 20 octets
+  const Bytes b = EncodeSegment(MakeSend(Opcode::kSend, 1, {}));    // 18 octets
   Bytes c = EncodeSegment(MakeSend(Opcode::kSend, 2, {}));
-  c.resize(12);   // cut inside MSN
+  c.resize(12);  // cut inside MSN
   const std::vector<ByteSpan> segs = {a, b, c};
   Recorder r;
   const auto sum = DecodeDdpSegments(segs, {}, r);
@@ -444,8 +450,7 @@ TEST(DecodeDdpSegments, OffsetsCountSegmentsBackToBack) {
 
 TEST(DescribeStreamError, CrcMismatchSpellsOutBothValues) {
   const DecodeError e{DecodeErrorKind::kCrcMismatch, "CRC", 60, 0x1122334455667788};
-  EXPECT_EQ(DescribeStreamError(e),
-            "CRC mismatch in CRC at offset 60: received CRC 0x11223344, computed 0x55667788");
+  EXPECT_EQ(DescribeStreamError(e), "CRC mismatch in CRC at offset 60: received CRC 0x11223344, computed 0x55667788");
   // Issue 18: the packed 64-bit value glued both CRCs into one number.
   EXPECT_EQ(DescribeStreamError(e).find("1122334455667788"), std::string::npos);
   const DecodeError t{DecodeErrorKind::kTruncated, "FPDU", 8, 3};

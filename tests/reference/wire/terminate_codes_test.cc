@@ -32,8 +32,7 @@ constexpr TsvRow kTsv[] = {
     {0x0, 0x1, 0xFF, true, "RDMAP / Remote Protection Error / Unspecified Error"},
     {0x0, 0x2, 0x05, true, "RDMAP / Remote Operation Error / Invalid RDMAP version"},
     {0x0, 0x2, 0x06, true, "RDMAP / Remote Operation Error / Unexpected OpCode"},
-    {0x0, 0x2, 0x07, true,
-     "RDMAP / Remote Operation Error / Catastrophic error, localized to RDMAP Stream"},
+    {0x0, 0x2, 0x07, true, "RDMAP / Remote Operation Error / Catastrophic error, localized to RDMAP Stream"},
     {0x0, 0x2, 0x08, true, "RDMAP / Remote Operation Error / Catastrophic error, global"},
     {0x0, 0x2, 0x09, true, "RDMAP / Remote Operation Error / STag cannot be Invalidated"},
     {0x0, 0x2, 0xFF, true, "RDMAP / Remote Operation Error / Unspecified Error"},
@@ -47,8 +46,7 @@ constexpr TsvRow kTsv[] = {
     {0x1, 0x2, 0x02, true, "DDP / Untagged Buffer Error / Invalid MSN - no buffer available"},
     {0x1, 0x2, 0x03, true, "DDP / Untagged Buffer Error / Invalid MSN - MSN range is not valid"},
     {0x1, 0x2, 0x04, true, "DDP / Untagged Buffer Error / Invalid MO"},
-    {0x1, 0x2, 0x05, true,
-     "DDP / Untagged Buffer Error / DDP Message too long for available buffer"},
+    {0x1, 0x2, 0x05, true, "DDP / Untagged Buffer Error / DDP Message too long for available buffer"},
     {0x1, 0x2, 0x06, true, "DDP / Untagged Buffer Error / Invalid DDP version"},
     {0x1, 0x3, kAnyCode, true, "DDP / Reserved for the use by the LLP"},
     {0x2, 0x0, 0x01, true, "LLP / MPA Error / TCP connection closed, terminated, or lost"},
@@ -81,12 +79,10 @@ TEST(TerminateCodes, EverythingElseIsUnassigned) {
   for (int layer = 0; layer < 16; ++layer) {
     for (int etype = 0; etype < 16; ++etype) {
       for (int c = 0; c < 256; ++c) {
-        const TerminateCode code{static_cast<uint8_t>(layer), static_cast<uint8_t>(etype),
-                                 static_cast<uint8_t>(c)};
+        const TerminateCode code{static_cast<uint8_t>(layer), static_cast<uint8_t>(etype), static_cast<uint8_t>(c)};
         bool listed = false;
         for (const TsvRow& row : kTsv) {
-          listed |= row.layer == layer && row.etype == etype &&
-                    (row.code == kAnyCode || row.code == c);
+          listed |= row.layer == layer && row.etype == etype && (row.code == kAnyCode || row.code == c);
         }
         ASSERT_EQ(IsRegistered(code), listed) << layer << "/" << etype << "/" << c;
         if (!listed) {
@@ -126,17 +122,26 @@ TEST(TerminateCodes, NamedConstantsHaveTheRfcValues) {
   EXPECT_EQ(term::kMpaCrcError, (TerminateCode{2, 0, 0x02}));
   EXPECT_EQ(term::kMpaNoMatchingRtrOption, (TerminateCode{2, 0, 0x07}));
   // Every named constant is a registered code.
-  for (TerminateCode c :
-       {term::kRdmapLocalCatastrophic, term::kRdmapBaseOrBoundsViolation,
-        term::kRdmapAccessRightsViolation, term::kRdmapStagNotAssociatedWithRdmapStream,
-        term::kRdmapProtectionUnspecified, term::kRdmapCatastrophicGlobal,
-        term::kDdpLocalCatastrophic, term::kDdpTaggedInvalidStag,
-        term::kDdpTaggedBaseOrBoundsViolation, term::kDdpTaggedStagNotAssociatedWithDdpStream,
-        term::kDdpTaggedToWrap, term::kDdpUntaggedInvalidMsnNoBufferAvailable,
-        term::kDdpUntaggedInvalidMsnRangeNotValid, term::kDdpUntaggedInvalidMo,
-        term::kDdpReservedForLlp, term::kMpaTcpConnectionLost, term::kMpaMarkerMismatch,
-        term::kMpaInvalidRequestOrReply, term::kMpaLocalCatastrophic,
-        term::kMpaInsufficientIrdResources}) {
+  for (TerminateCode c : {term::kRdmapLocalCatastrophic,
+                          term::kRdmapBaseOrBoundsViolation,
+                          term::kRdmapAccessRightsViolation,
+                          term::kRdmapStagNotAssociatedWithRdmapStream,
+                          term::kRdmapProtectionUnspecified,
+                          term::kRdmapCatastrophicGlobal,
+                          term::kDdpLocalCatastrophic,
+                          term::kDdpTaggedInvalidStag,
+                          term::kDdpTaggedBaseOrBoundsViolation,
+                          term::kDdpTaggedStagNotAssociatedWithDdpStream,
+                          term::kDdpTaggedToWrap,
+                          term::kDdpUntaggedInvalidMsnNoBufferAvailable,
+                          term::kDdpUntaggedInvalidMsnRangeNotValid,
+                          term::kDdpUntaggedInvalidMo,
+                          term::kDdpReservedForLlp,
+                          term::kMpaTcpConnectionLost,
+                          term::kMpaMarkerMismatch,
+                          term::kMpaInvalidRequestOrReply,
+                          term::kMpaLocalCatastrophic,
+                          term::kMpaInsufficientIrdResources}) {
     EXPECT_TRUE(IsRegistered(c)) << Describe(c);
   }
 }
@@ -147,8 +152,7 @@ TEST(TerminateCodes, TableAndLookupAgree) {
     EXPECT_EQ(FindTerminateCode({e.layer, e.error_type, e.error_code}), &e);
   }
   EXPECT_STREQ(FindTerminateCode(term::kDdpUntaggedInvalidMo)->error_code_name, "Invalid MO");
-  EXPECT_STREQ(FindTerminateCode(term::kRdmapUnexpectedOpcode)->error_type_name,
-               "Remote Operation Error");
+  EXPECT_STREQ(FindTerminateCode(term::kRdmapUnexpectedOpcode)->error_type_name, "Remote Operation Error");
   EXPECT_STREQ(TerminateLayerName(0), "RDMAP");
   EXPECT_STREQ(TerminateLayerName(2), "LLP");
   EXPECT_STREQ(TerminateLayerName(7), "undefined");

@@ -32,8 +32,7 @@ Advertisement ExampleAdvertisement() {
       {0x00003007, 0x00007f3a12345000, 0x0800, 0x03, 0x02, 1, 0x5000},  // foreign
       {0x00003108, 0x00007f3a12345800, 0x0800, 0x03, 0x04, 1, 0x5800},  // deregistered
   };
-  adv.previous = PreviousOutcome{1, ConnectionOutcome::kTerminateReceived, kOutcomeCodeKnown,
-                                 0x0, 0x2, 0x06, 2, 0};
+  adv.previous = PreviousOutcome{1, ConnectionOutcome::kTerminateReceived, kOutcomeCodeKnown, 0x0, 0x2, 0x06, 2, 0};
   return adv;
 }
 
@@ -74,38 +73,48 @@ struct FieldAt {
 };
 
 std::vector<FieldAt> ExampleFields() {
-  std::vector<FieldAt> f = {
-      {"Advertisement Magic", 0, 4}, {"Major Version", 4, 1}, {"Minor Version", 5, 1},
-      {"Flags", 6, 2}, {"IRD", 8, 2}, {"ORD", 10, 2}, {"Receive Buffer Count", 12, 2},
-      {"Region Count", 14, 1}, {"Region Entry Length", 15, 1},
-      {"Receive Buffer Size", 16, 4}, {"Connection Serial", 20, 4}};
+  std::vector<FieldAt> f = {{"Advertisement Magic", 0, 4},
+                            {"Major Version", 4, 1},
+                            {"Minor Version", 5, 1},
+                            {"Flags", 6, 2},
+                            {"IRD", 8, 2},
+                            {"ORD", 10, 2},
+                            {"Receive Buffer Count", 12, 2},
+                            {"Region Count", 14, 1},
+                            {"Region Entry Length", 15, 1},
+                            {"Receive Buffer Size", 16, 4},
+                            {"Connection Serial", 20, 4}};
   for (std::size_t i = 0; i < 8; ++i) {
     std::size_t e = 24 + 24 * i;
-    for (FieldAt g : std::vector<FieldAt>{{"STag", 0, 4}, {"Base Tagged Offset", 4, 8},
-                                          {"Length", 12, 4}, {"Access", 16, 1},
-                                          {"Attributes", 17, 1}, {"Memory Object", 18, 2},
+    for (FieldAt g : std::vector<FieldAt>{{"STag", 0, 4},
+                                          {"Base Tagged Offset", 4, 8},
+                                          {"Length", 12, 4},
+                                          {"Access", 16, 1},
+                                          {"Attributes", 17, 1},
+                                          {"Memory Object", 18, 2},
                                           {"Object Offset", 20, 4}}) {
       f.push_back({g.name, e + g.offset, g.width});
     }
   }
-  for (FieldAt g : std::vector<FieldAt>{{"Outcome Connection Serial", 0, 4}, {"Outcome", 4, 1},
-                                        {"Outcome Flags", 5, 1}, {"Outcome Layer/EType", 6, 1},
-                                        {"Outcome Error Code", 7, 1}, {"Events Sent", 8, 2},
+  for (FieldAt g : std::vector<FieldAt>{{"Outcome Connection Serial", 0, 4},
+                                        {"Outcome", 4, 1},
+                                        {"Outcome Flags", 5, 1},
+                                        {"Outcome Layer/EType", 6, 1},
+                                        {"Outcome Error Code", 7, 1},
+                                        {"Events Sent", 8, 2},
                                         {"Completion Errors", 10, 2}}) {
     f.push_back({g.name, 216 + g.offset, g.width});
   }
   return f;
 }
 
-void ExpectError(const DecodeError& e, DecodeErrorKind kind, const std::string& field,
-                 std::size_t offset) {
+void ExpectError(const DecodeError& e, DecodeErrorKind kind, const std::string& field, std::size_t offset) {
   EXPECT_EQ(e.kind, kind) << e.Describe();
   EXPECT_EQ(std::string(e.field), field) << e.Describe();
   EXPECT_EQ(e.offset, offset) << e.Describe();
 }
 
-void ExpectAdvError(const Bytes& b, DecodeErrorKind kind, const std::string& field,
-                    std::size_t offset) {
+void ExpectAdvError(const Bytes& b, DecodeErrorKind kind, const std::string& field, std::size_t offset) {
   Result<Advertisement> r = DecodeAdvertisement(b);
   ASSERT_FALSE(r.ok()) << field;
   ExpectError(r.error(), kind, field, offset);
@@ -153,9 +162,8 @@ TEST(UlpConventionAdvertisement, RoundTripsEveryRegionCountUpToTheLimit) {
       adv.receive_buffer_size = 0xFFFFFFFF;
       adv.connection_serial = 0x89ABCDEF;
       for (std::size_t i = 0; i < n; ++i) {
-        adv.regions.push_back({static_cast<uint32_t>(0x80000000u + i),
-                               0xFFFFFFFF00000000ull + i * 0x10000, 0xFFFF, kKnownAccessBits,
-                               static_cast<uint8_t>(i % 2 ? kAttrInvalidatable : 0),
+        adv.regions.push_back({static_cast<uint32_t>(0x80000000u + i), 0xFFFFFFFF00000000ull + i * 0x10000, 0xFFFF,
+                               kKnownAccessBits, static_cast<uint8_t>(i % 2 ? kAttrInvalidatable : 0),
                                static_cast<uint16_t>(0xFFFF - i), 0xFFFFFFFFu - 0xFFFF});
       }
       if (with_outcome) adv.previous = PreviousOutcome{};
@@ -209,7 +217,10 @@ TEST(UlpConventionAdvertisement, EveryTruncationNamesTheMissingField) {
   for (std::size_t len = 0; len < kExampleBytes.size(); ++len) {
     const FieldAt* want = nullptr;
     for (const FieldAt& f : fields) {
-      if (f.offset + f.width > len) { want = &f; break; }
+      if (f.offset + f.width > len) {
+        want = &f;
+        break;
+      }
     }
     ASSERT_NE(want, nullptr);
     Bytes b(kExampleBytes.begin(), kExampleBytes.begin() + len);
@@ -229,8 +240,7 @@ TEST(UlpConventionAdvertisement, HeaderInvalidValues) {
   b = kExampleBytes;
   b[4] = 2;  // unknown major: the suite must refuse the target
   ExpectAdvError(b, DecodeErrorKind::kInvalidValue, "Major Version", 4);
-  ExpectAdvError(Bytes(b.begin(), b.begin() + 5), DecodeErrorKind::kInvalidValue,
-                 "Major Version", 4);
+  ExpectAdvError(Bytes(b.begin(), b.begin() + 5), DecodeErrorKind::kInvalidValue, "Major Version", 4);
   b[4] = 0;
   ExpectAdvError(b, DecodeErrorKind::kInvalidValue, "Major Version", 4);
 
@@ -391,16 +401,20 @@ TEST(UlpConventionSuiteRequest, KnownAnswerAndRoundTrip) {
 }
 
 TEST(UlpConventionSuiteRequest, EveryTruncationAndInvalidValue) {
-  const std::vector<FieldAt> fields = {{"Request Magic", 0, 4}, {"Major Version", 4, 1},
-                                       {"Minor Version", 5, 1}, {"Request Flags", 6, 2},
+  const std::vector<FieldAt> fields = {{"Request Magic", 0, 4},
+                                       {"Major Version", 4, 1},
+                                       {"Minor Version", 5, 1},
+                                       {"Request Flags", 6, 2},
                                        {"Case Hash", 8, 4}};
   for (std::size_t len = 0; len < kKeepMemoryRequest.size(); ++len) {
     const FieldAt* want = nullptr;
     for (const FieldAt& f : fields) {
-      if (f.offset + f.width > len) { want = &f; break; }
+      if (f.offset + f.width > len) {
+        want = &f;
+        break;
+      }
     }
-    Result<SuiteRequest> r =
-        DecodeSuiteRequest(Bytes(kKeepMemoryRequest.begin(), kKeepMemoryRequest.begin() + len), 4);
+    Result<SuiteRequest> r = DecodeSuiteRequest(Bytes(kKeepMemoryRequest.begin(), kKeepMemoryRequest.begin() + len), 4);
     ASSERT_FALSE(r.ok()) << len;
     ExpectError(r.error(), DecodeErrorKind::kTruncated, want->name, 4 + want->offset);
   }
@@ -458,8 +472,7 @@ TEST(UlpConventionPattern, AliasesAgreeThroughTheMemoryObjectOffset) {
   const AdvertisedRegion& rw = adv.regions[0];
   const AdvertisedRegion& ro = adv.regions[1];
   const AdvertisedRegion& wo = adv.regions[2];
-  EXPECT_EQ(RegionPattern(ro, ro.base_tagged_offset, 300),
-            RegionPattern(rw, rw.base_tagged_offset + 0x2000, 300));
+  EXPECT_EQ(RegionPattern(ro, ro.base_tagged_offset, 300), RegionPattern(rw, rw.base_tagged_offset + 0x2000, 300));
   EXPECT_EQ(RegionPattern(wo, 0x10, 16), RegionPattern(rw, rw.base_tagged_offset + 0x3010, 16));
   Bytes p = RegionPattern(adv.regions[4], adv.regions[4].base_tagged_offset + 1, 2);
   EXPECT_EQ(p, (Bytes{PatternByte(2, 1), PatternByte(2, 2)}));
@@ -469,10 +482,9 @@ TEST(UlpConventionPattern, AliasesAgreeThroughTheMemoryObjectOffset) {
 TEST(UlpConventionRoles, ExampleFillsEveryRole) {
   const Advertisement adv = ExampleAdvertisement();
   const std::pair<RegionRole, uint32_t> want[] = {
-      {RegionRole::kReadWrite, 0x1a01}, {RegionRole::kReadOnly, 0x1b02},
-      {RegionRole::kWriteOnly, 0x1c03}, {RegionRole::kAtomic, 0x1d04},
-      {RegionRole::kInvalidatable, 0x2e05}, {RegionRole::kAlias, 0x2f06},
-      {RegionRole::kForeign, 0x3007}, {RegionRole::kDeregistered, 0x3108}};
+      {RegionRole::kReadWrite, 0x1a01}, {RegionRole::kReadOnly, 0x1b02},      {RegionRole::kWriteOnly, 0x1c03},
+      {RegionRole::kAtomic, 0x1d04},    {RegionRole::kInvalidatable, 0x2e05}, {RegionRole::kAlias, 0x2f06},
+      {RegionRole::kForeign, 0x3007},   {RegionRole::kDeregistered, 0x3108}};
   for (auto [role, stag] : want) {
     const AdvertisedRegion* r = SelectRegion(adv, role);
     ASSERT_NE(r, nullptr) << RegionRoleName(role);
@@ -484,8 +496,7 @@ TEST(UlpConventionRoles, ExampleFillsEveryRole) {
   EXPECT_EQ(SelectRegion(adv, RegionRole::kReadWrite, 0x6000)->stag, 0x1a01u);
   EXPECT_TRUE(MissingForFullSuite(adv, true, false).empty());
   std::vector<std::string> commit = MissingForFullSuite(adv, true, true);
-  EXPECT_EQ(commit, (std::vector<std::string>{"region flush of >= 1024 octets",
-                                              "region verify of >= 1024 octets",
+  EXPECT_EQ(commit, (std::vector<std::string>{"region flush of >= 1024 octets", "region verify of >= 1024 octets",
                                               "COMMIT flag"}));
 }
 
@@ -509,12 +520,10 @@ TEST(UlpConventionRoles, SelectionRulesExcludeSpecialRegions) {
   EXPECT_EQ(SelectRegion(adv, RegionRole::kReadOnly)->stag, 4u);
 
   std::vector<std::string> missing = MissingForFullSuite(adv, false, false);
-  EXPECT_EQ(missing, (std::vector<std::string>{
-                         "region rw of >= 4096 octets", "region wo of >= 1024 octets",
-                         "region deregistered",
-                         "4 to 64 receive buffers (has 0)",
-                         "receive buffers of >= 1024 octets (has 0)", "IRD >= 4 (has 0)",
-                         "Keep Memory flag", "previous-connection outcome block"}));
+  EXPECT_EQ(missing, (std::vector<std::string>{"region rw of >= 4096 octets", "region wo of >= 1024 octets",
+                                               "region deregistered", "4 to 64 receive buffers (has 0)",
+                                               "receive buffers of >= 1024 octets (has 0)", "IRD >= 4 (has 0)",
+                                               "Keep Memory flag", "previous-connection outcome block"}));
 }
 
 TEST(UlpConventionRoles, ReadableViewCoversTheWholeRange) {
@@ -542,17 +551,17 @@ TEST(UlpConventionRoles, NamesRoundTrip) {
 // Event Records
 
 const Bytes kHelloEvent = {
-    0x52, 0x50, 0x43, 0x45,  // "RPCE"
-    0x01, 0x00,              // version 1.0
-    0x01,                    // Send delivered
-    0x00,                    // SE not known, no Invalidate
-    0x00, 0x00, 0x00, 0x01,  // sequence 1
-    0x00, 0x00, 0x00, 0x05,  // 5 octets delivered
-    0x00, 0x00, 0x00, 0x00,  // no invalidated STag
+    0x52, 0x50, 0x43, 0x45,                          // "RPCE"
+    0x01, 0x00,                                      // version 1.0
+    0x01,                                            // Send delivered
+    0x00,                                            // SE not known, no Invalidate
+    0x00, 0x00, 0x00, 0x01,                          // sequence 1
+    0x00, 0x00, 0x00, 0x05,                          // 5 octets delivered
+    0x00, 0x00, 0x00, 0x00,                          // no invalidated STag
     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // value
-    0x9a, 0x71, 0xbb, 0x4c,  // CRC-32C("hello"), big-endian
-    0x00, 0x05, 0x00, 0x00,  // prefix length 5, reserved
-    0x68, 0x65, 0x6c, 0x6c, 0x6f,  // "hello"
+    0x9a, 0x71, 0xbb, 0x4c,                          // CRC-32C("hello"), big-endian
+    0x00, 0x05, 0x00, 0x00,                          // prefix length 5, reserved
+    0x68, 0x65, 0x6c, 0x6c, 0x6f,                    // "hello"
 };
 
 Bytes Hello() { return Bytes{'h', 'e', 'l', 'l', 'o'}; }
@@ -563,8 +572,7 @@ Bytes EncodeEv(const EventRecord& ev) {
   return out;
 }
 
-void ExpectEvError(const Bytes& b, DecodeErrorKind kind, const std::string& field,
-                   std::size_t offset) {
+void ExpectEvError(const Bytes& b, DecodeErrorKind kind, const std::string& field, std::size_t offset) {
   Result<EventRecord> r = DecodeEventRecord(b);
   ASSERT_FALSE(r.ok()) << field;
   ExpectError(r.error(), kind, field, offset);
@@ -583,11 +591,9 @@ TEST(UlpConventionEvent, SendEventKnownAnswer) {
 
 TEST(UlpConventionEvent, SendWithSolicitedEventAndInvalidateKnownAnswer) {
   EventRecord ev = MakeSendEvent(7, Bytes{}, true, 0x00002e05);
-  const Bytes want = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x07,
-                      0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00,
-                      0x00, 0x00, 0x2e, 0x05, 0x00, 0x00, 0x00, 0x00,
-                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                      0x00, 0x00, 0x00, 0x00};
+  const Bytes want = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x07, 0x00, 0x00, 0x00, 0x07,
+                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2e, 0x05, 0x00, 0x00, 0x00, 0x00,
+                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
   EXPECT_EQ(EncodeEv(ev), want);
   Result<EventRecord> r = DecodeEventRecord(want);
   ASSERT_TRUE(r.ok()) << r.error().Describe();
@@ -596,19 +602,15 @@ TEST(UlpConventionEvent, SendWithSolicitedEventAndInvalidateKnownAnswer) {
 }
 
 TEST(UlpConventionEvent, ImmediateDataAndCompletionErrorKnownAnswers) {
-  const Bytes imm = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x02, 0x03,
-                     0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00,
-                     0x00, 0x00, 0x00, 0x00, 0x01, 0x23, 0x45, 0x67,
-                     0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x00,
-                     0x00, 0x00, 0x00, 0x00};
+  const Bytes imm = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x02, 0x03, 0x00, 0x00, 0x00, 0x02,
+                     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x23, 0x45, 0x67,
+                     0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
   EXPECT_EQ(EncodeEv(MakeImmediateDataEvent(2, 0x0123456789abcdefull, true)), imm);
   ASSERT_TRUE(DecodeEventRecord(imm).ok());
 
-  const Bytes err = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x03, 0x00,
-                     0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00,
-                     0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
-                     0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00,
-                     0x00, 0x00, 0x00, 0x00};
+  const Bytes err = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x03,
+                     0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+                     0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
   EXPECT_EQ(EncodeEv(MakeCompletionErrorEvent(3, ErrorSource::kReceiveQueue, 10)), err);
   Result<EventRecord> r = DecodeEventRecord(err);
   ASSERT_TRUE(r.ok()) << r.error().Describe();
@@ -631,15 +633,17 @@ TEST(UlpConventionEvent, LongPayloadKeepsA64OctetPrefixAndTheFullDigest) {
 
 TEST(UlpConventionEvent, EveryTruncationNamesTheMissingField) {
   const std::vector<FieldAt> fields = {
-      {"Event Magic", 0, 4}, {"Major Version", 4, 1}, {"Minor Version", 5, 1},
-      {"Event Type", 6, 1}, {"Event Flags", 7, 1}, {"Sequence Number", 8, 4},
-      {"Delivered Length", 12, 4}, {"Invalidated STag", 16, 4}, {"Value", 20, 8},
-      {"Digest", 28, 4}, {"Prefix Length", 32, 2}, {"Reserved", 34, 2},
+      {"Event Magic", 0, 4}, {"Major Version", 4, 1},   {"Minor Version", 5, 1},     {"Event Type", 6, 1},
+      {"Event Flags", 7, 1}, {"Sequence Number", 8, 4}, {"Delivered Length", 12, 4}, {"Invalidated STag", 16, 4},
+      {"Value", 20, 8},      {"Digest", 28, 4},         {"Prefix Length", 32, 2},    {"Reserved", 34, 2},
       {"Data Prefix", 36, 5}};
   for (std::size_t len = 0; len < kHelloEvent.size(); ++len) {
     const FieldAt* want = nullptr;
     for (const FieldAt& f : fields) {
-      if (f.offset + f.width > len) { want = &f; break; }
+      if (f.offset + f.width > len) {
+        want = &f;
+        break;
+      }
     }
     Bytes b(kHelloEvent.begin(), kHelloEvent.begin() + len);
     Result<EventRecord> r = DecodeEventRecord(b, 10);
@@ -697,13 +701,10 @@ TEST(UlpConventionEvent, InvalidValuesOfOtherTypes) {
     const char* field;
     std::size_t offset;
   } const cases[] = {
-      {"Invalidate on Immediate Data", imm, 7, 0x04, DecodeErrorKind::kInvalidValue,
-       "Event Flags", 7},
-      {"length on Immediate Data", imm, 15, 0x01, DecodeErrorKind::kInvalidValue,
-       "Delivered Length", 12},
+      {"Invalidate on Immediate Data", imm, 7, 0x04, DecodeErrorKind::kInvalidValue, "Event Flags", 7},
+      {"length on Immediate Data", imm, 15, 0x01, DecodeErrorKind::kInvalidValue, "Delivered Length", 12},
       {"digest on Immediate Data", imm, 31, 0x01, DecodeErrorKind::kInvalidValue, "Digest", 28},
-      {"prefix on Immediate Data", imm, 33, 0x01, DecodeErrorKind::kLengthMismatch,
-       "Prefix Length", 32},
+      {"prefix on Immediate Data", imm, 33, 0x01, DecodeErrorKind::kLengthMismatch, "Prefix Length", 32},
       {"flags on an error", err, 7, 0x01, DecodeErrorKind::kInvalidValue, "Event Flags", 7},
       {"error source 0", err, 20, 0x00, DecodeErrorKind::kInvalidValue, "Value", 20},
       {"error source 4", err, 20, 0x04, DecodeErrorKind::kInvalidValue, "Value", 20},

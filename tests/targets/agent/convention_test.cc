@@ -53,9 +53,10 @@ TEST(AgentConvention, AdvertisementHasEveryRoleButTheOutcomeBlock) {
     for (auto role : {wire::RegionRole::kReadWrite, wire::RegionRole::kReadOnly, wire::RegionRole::kWriteOnly,
                       wire::RegionRole::kInvalidatable, wire::RegionRole::kAlias, wire::RegionRole::kForeign,
                       wire::RegionRole::kDeregistered}) {
-      EXPECT_NE(wire::SelectRegion(adv, role, 1024 * (role == wire::RegionRole::kReadWrite ? 4 : 1) *
-                                                  (role == wire::RegionRole::kForeign ||
-                                                   role == wire::RegionRole::kDeregistered ? 0 : 1)),
+      EXPECT_NE(wire::SelectRegion(
+                    adv, role,
+                    1024 * (role == wire::RegionRole::kReadWrite ? 4 : 1) *
+                        (role == wire::RegionRole::kForeign || role == wire::RegionRole::kDeregistered ? 0 : 1)),
                 nullptr)
           << wire::RegionRoleName(role);
     }
@@ -136,10 +137,9 @@ TEST(AgentConvention, CompletionsBecomeTheRecordsTheSuitePredicts) {
   auto r1 = ev.OnCompletion(c);
   ASSERT_TRUE(r1);
   // docs/target-convention.md §6.2's example, octet for octet.
-  const wire::Bytes example = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01,
-                               0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-                               0x00, 0x00, 0x00, 0x00, 0x9a, 0x71, 0xbb, 0x4c, 0x00, 0x05, 0x00, 0x00,
-                               'h',  'e',  'l',  'l',  'o'};
+  const wire::Bytes example = {0x52, 0x50, 0x43, 0x45, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+                               0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+                               0x9a, 0x71, 0xbb, 0x4c, 0x00, 0x05, 0x00, 0x00, 'h',  'e',  'l',  'l',  'o'};
   EXPECT_EQ(*r1, example);
 
   Completion sent;
