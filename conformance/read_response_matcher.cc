@@ -144,6 +144,34 @@ Evaluation EvaluateReadResponses(std::span<const ReadRequestSent> requests, cons
   return e;
 }
 
+namespace {
+
+// The RFC 6581 IRD/ORD word of a Reply against what the case expects: IRD,
+// ORD and the RTR choices the case accepts.
+void CheckEnhancedReplyData(const proto::MpaReplyMatcher& m, const wire::MpaStartupFrame& r,
+                            std::vector<std::string>& bad) {
+  if ((m.has_ird() || m.has_ord() || !m.rtr().empty()) && !r.enhanced_data) {
+    bad.push_back("no RFC 6581 IRD/ORD word in the Reply");
+    return;
+  }
+  if (!r.enhanced_data) return;
+  const wire::EnhancedIrdOrd& e = *r.enhanced_data;
+  if (m.has_ird() && m.ird() != e.ird)
+    bad.push_back("IRD is " + std::to_string(e.ird) + ", expected " + std::to_string(m.ird()));
+  if (m.has_ord() && m.ord() != e.ord)
+    bad.push_back("ORD is " + std::to_string(e.ord) + ", expected " + std::to_string(m.ord()));
+  if (m.rtr().empty()) return;
+  auto accepted = [&](proto::Rfc6581::Rtr t) { return std::count(m.rtr().begin(), m.rtr().end(), t) > 0; };
+  const bool none = !e.send_rtr && !e.write_rtr && !e.read_rtr;
+  if ((none && !accepted(proto::Rfc6581::RTR_NONE)) || (e.send_rtr && !accepted(proto::Rfc6581::RTR_SEND)) ||
+      (e.write_rtr && !accepted(proto::Rfc6581::RTR_WRITE)) || (e.read_rtr && !accepted(proto::Rfc6581::RTR_READ))) {
+    bad.push_back(std::string("RTR flags B=") + (e.send_rtr ? "1" : "0") + " C=" + (e.write_rtr ? "1" : "0") +
+                  " D=" + (e.read_rtr ? "1" : "0") + " are not an accepted choice");
+  }
+}
+
+}  // namespace
+
 MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutcome& h,
                            const wire::MpaStartupFrame& request, const MatchContext& ctx) {
   const std::string expected = "MPA Reply " + m.ShortDebugString();
@@ -175,23 +203,7 @@ MatchOutcome MatchMpaReply(const proto::MpaReplyMatcher& m, const HandshakeOutco
   check(m.has_markers(), m.markers(), r.marker_required, "M");
   check(m.has_crc(), m.crc(), r.crc_required, "C");
   check(m.has_enhanced(), m.enhanced(), r.enhanced, "S");
-  if ((m.has_ird() || m.has_ord() || !m.rtr().empty()) && !r.enhanced_data) {
-    bad.push_back("no RFC 6581 IRD/ORD word in the Reply");
-  } else if (r.enhanced_data) {
-    check(m.has_ird(), m.ird(), r.enhanced_data->ird, "IRD");
-    check(m.has_ord(), m.ord(), r.enhanced_data->ord, "ORD");
-    if (!m.rtr().empty()) {
-      auto accepted = [&](proto::Rfc6581::Rtr t) { return std::count(m.rtr().begin(), m.rtr().end(), t) > 0; };
-      const wire::EnhancedIrdOrd& e = *r.enhanced_data;
-      const bool none = !e.send_rtr && !e.write_rtr && !e.read_rtr;
-      if ((none && !accepted(proto::Rfc6581::RTR_NONE)) || (e.send_rtr && !accepted(proto::Rfc6581::RTR_SEND)) ||
-          (e.write_rtr && !accepted(proto::Rfc6581::RTR_WRITE)) ||
-          (e.read_rtr && !accepted(proto::Rfc6581::RTR_READ))) {
-        bad.push_back(std::string("RTR flags B=") + (e.send_rtr ? "1" : "0") + " C=" + (e.write_rtr ? "1" : "0") +
-                      " D=" + (e.read_rtr ? "1" : "0") + " are not an accepted choice");
-      }
-    }
-  }
+  CheckEnhancedReplyData(m, r, bad);
   check(m.has_advertisement(), m.advertisement(), h.advertisement, "Advertisement present");
   if (h.early_octets > 0) {
     bad.push_back("the target sent " + std::to_string(h.early_octets) +
