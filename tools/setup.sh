@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git python3
   clang libclang-rt-dev               # libFuzzer and sanitizer runtimes for the fuzz preset
+  clang-format                        # tests check the tree keeps .clang-format (tools/format.sh)
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   protobuf-compiler libprotobuf-dev
   libpcap-dev libcli11-dev libfmt-dev nlohmann-json3-dev
