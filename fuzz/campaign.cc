@@ -166,11 +166,13 @@ HarnessRun Campaign::RunHarness(std::size_t i) {
   std::ofstream log(root_ / "logs" / (h.name + ".log"), std::ios::app);
   auto last_print = Clock::now();
   Progress& p = run.progress;
+  pid_t group = -1;
   run.exit_status = RunLogged(
       command, log,
       [&](const std::string& line) {
         if (!ParseProgress(line, p) || Clock::now() - last_print < std::chrono::seconds(10)) return;
         last_print = Clock::now();
+        if (group > 0 && line.find("rss:") == std::string::npos) p.rss_mb = GroupRssMb(group);
         char b[320];
         std::snprintf(b, sizeof b,
                       "  %s: %ld execs, %ld exec/s, %ld findings (crash/timeout/oom %ld/%ld/%ld), %zu distinct known, "
@@ -179,7 +181,7 @@ HarnessRun Campaign::RunHarness(std::size_t i) {
                       p.ooms, known_.size(), p.rss_mb, p.cov, p.ft, p.corp);
         Say(b);
       },
-      o_.stop);
+      o_.stop, &group);
   return run;
 }
 

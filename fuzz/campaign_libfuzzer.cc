@@ -29,7 +29,7 @@ std::string Quote(const std::string& s) {
 }
 
 bool ParseProgress(const std::string& line, Progress& p) {
-  static const std::regex kRuns(R"(^#(\d+)[: ])");
+  static const std::regex kRuns(R"(^#(\d+)[:\s])");
   std::smatch m;
   if (!std::regex_search(line, m, kRuns)) return false;
   p.runs = std::stol(m[1]);
@@ -87,11 +87,12 @@ pid_t SpawnGroup(const std::string& command, int& out_fd) {
 // `stop` is set, the command's process group gets SIGTERM (libFuzzer
 // prints its final stats and exits), and SIGKILL 10 s later.
 int RunLogged(const std::string& command, std::ofstream& log, const std::function<void(const std::string&)>& on_line,
-              const std::atomic<int>* stop) {
+              const std::atomic<int>* stop, pid_t* group) {
   log << "$ " << command << "\n";
   int fd = -1;
   const pid_t pid = SpawnGroup(command, fd);
   if (pid < 0) return -1;
+  if (group) *group = pid;  // SpawnGroup made the child its group's leader
   std::string pending;
   std::optional<std::chrono::steady_clock::time_point> killed_at;
   for (;;) {
@@ -125,6 +126,29 @@ int RunLogged(const std::string& command, std::ofstream& log, const std::functio
   }
   log.flush();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+long GroupRssMb(pid_t group) {
+  long pages = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid pgrp ...: comm may hold spaces, so parse after ')'.
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    std::string state;
+    long ppid = 0, pgrp = 0;
+    if (!(rest >> state >> ppid >> pgrp) || pgrp != group) continue;
+    std::ifstream statm(e.path() / "statm");
+    long size = 0, resident = 0;
+    if (statm >> size >> resident) pages += resident;
+  }
+  return pages * (sysconf(_SC_PAGESIZE) / 1024) / 1024;
 }
 
 std::string Capture(const std::string& command, int& rc) {
