@@ -1,9 +1,11 @@
-// rdmapct-agent: the rdmapct test-ULP convention 1.0
+// rdmapct-agent: the rdmapct test-ULP convention 1.2
 // (docs/target-convention.md) on any verbs device: Linux siw, or a hardware
-// iWARP RNIC. It listens with rdma_cm and serves one suite connection after
-// another; for each it registers the advertised regions, posts the receive
-// buffers, accepts with the Advertisement as Private Data and reports every
-// receive completion as an Event Record Send.
+// iWARP RNIC. It listens with rdma_cm and serves suite connections, several
+// at once (§11), each in a protection domain with memory of its own unless
+// --shared-pd; for each it registers the advertised regions, posts the
+// receive buffers, accepts with the Advertisement as Private Data, reports
+// every receive completion as an Event Record Send and executes the
+// Command Records the suite sends (§7).
 //
 // What to advertise and how completions map to Event Records lives in
 // convention.{h,cc} (unit-tested without a device); this file is the thin
@@ -37,8 +39,10 @@ using rdmapct::agent::RegionKind;
 using rdmapct::agent::RegionSpec;
 using rdmapct::agent::Registered;
 
-constexpr uint64_t kSendTag = 1ull << 32;  // wr_id of Event Sends: kSendTag | slot
-constexpr std::size_t kSlotSize = 128;     // >= kMaxEventRecordLength
+constexpr uint64_t kSendTag = 1ull << 32;       // wr_id of Event Sends: kSendTag | slot
+constexpr uint64_t kCommandTag = 1ull << 33;    // wr_id of commands: kCommandTag | tracker slot
+constexpr std::size_t kSlotSize = 128;          // >= kMaxEventRecordLength
+constexpr uint32_t kMaxCommandsInFlight = 256;  // a record holds at most 255
 
 volatile sig_atomic_t g_stop = 0;
 bool g_verbose = false;
@@ -56,26 +60,37 @@ struct Options {
   uint32_t min_ird = 16;
 };
 
-// Memory objects live as long as the agent, so Keep Memory can keep them.
+// Memory objects by id (index 0 unused). One set per connection (§11), or
+// the agent's one set with --shared-pd.
 struct MemoryObjects {
-  std::vector<uint8_t*> base;  // by object id
-  std::vector<uint32_t> size;
+  std::vector<std::vector<uint8_t>> obj;
+  void Allocate(const std::vector<uint32_t>& sizes) {
+    obj.assign(sizes.size(), {});
+    for (std::size_t m = 1; m < sizes.size(); ++m) obj[m].assign(sizes[m], 0);
+  }
+  uint8_t* base(uint16_t m) { return obj[m].data(); }
   void Fill() {
-    for (std::size_t m = 1; m < base.size(); ++m) {
-      if (base[m]) rdmapct::agent::FillPattern(static_cast<uint16_t>(m), {base[m], size[m]});
-    }
+    for (std::size_t m = 1; m < obj.size(); ++m) rdmapct::agent::FillPattern(static_cast<uint16_t>(m), obj[m]);
   }
 };
 
 struct Conn {
   rdma_cm_id* id = nullptr;
   uint32_t serial = 0;
+  bool own_pd = true;  // false with --shared-pd: the PDs are the agent's
   ibv_pd* pd = nullptr;
   ibv_pd* foreign_pd = nullptr;
+  MemoryObjects own_mem;              // per-connection memory (§11)
+  MemoryObjects* mem = nullptr;       // &own_mem, or the agent's shared set
+  std::vector<Registered> reg;        // parallel to the layout
+  std::vector<ibv_mr*> mr_by_region;  // parallel to the layout; null if deregistered
+  ibv_mr* scratch_mr = nullptr;       // atomic results, one word per command slot
+  std::vector<uint64_t> scratch;
+  uint32_t supported = 0;  // Command Types executed (0: commands off)
+  rdmapct::agent::CommandTracker cmds;
   ibv_comp_channel* channel = nullptr;
   ibv_cq* cq = nullptr;
   bool qp_created = false;
-  std::vector<ibv_mr*> region_mrs;
   ibv_mr* recv_mr = nullptr;
   ibv_mr* send_mr = nullptr;
   std::vector<uint8_t> recv_buf;
@@ -88,10 +103,17 @@ struct Conn {
   ConnectionEvents events;
 };
 
+struct SharedPds {
+  ibv_pd* pd = nullptr;
+  ibv_pd* foreign_pd = nullptr;
+};
+
 struct Agent {
   Options opts;
   std::vector<RegionSpec> layout;
-  MemoryObjects mem;
+  MemoryObjects mem;  // --shared-pd: every connection's; else what the last finished connection left (Keep Memory)
+  std::map<ibv_context*, SharedPds> shared_pds;          // --shared-pd
+  rdmapct::wire::CommandCapabilities previous_commands;  // counts of the last finished connection
   rdma_event_channel* cm = nullptr;
   rdma_cm_id* listener = nullptr;
   uint32_t serial = 0;
@@ -109,30 +131,42 @@ int AccessFlags(uint8_t access) {
 
 void Destroy(Agent& a, Conn* c) {
   if (c->qp_created) rdma_destroy_qp(c->id);
-  for (ibv_mr* mr : c->region_mrs) ibv_dereg_mr(mr);
-  if (c->recv_mr) ibv_dereg_mr(c->recv_mr);
-  if (c->send_mr) ibv_dereg_mr(c->send_mr);
+  for (ibv_mr* mr : c->mr_by_region) {
+    if (mr) ibv_dereg_mr(mr);
+  }
+  for (ibv_mr* mr : {c->recv_mr, c->send_mr, c->scratch_mr}) {
+    if (mr) ibv_dereg_mr(mr);
+  }
   if (c->cq) ibv_destroy_cq(c->cq);
   if (c->channel) ibv_destroy_comp_channel(c->channel);
-  if (c->foreign_pd) ibv_dealloc_pd(c->foreign_pd);
-  if (c->pd) ibv_dealloc_pd(c->pd);
-  LOG("connection %u: closed (%u event records, %u completion errors)", c->serial, c->events.events_sent(),
-      c->events.completion_errors());
+  if (c->own_pd && c->foreign_pd) ibv_dealloc_pd(c->foreign_pd);
+  if (c->own_pd && c->pd) ibv_dealloc_pd(c->pd);
+  if (!c->failed) {
+    // The last finished connection's memory and commands are what Keep
+    // Memory and the next Commands block see (§11, §7.4).
+    if (c->mem == &c->own_mem) a.mem = std::move(c->own_mem);
+    c->cmds.Settle();
+    a.previous_commands = c->cmds.counts();
+  }
+  LOG("connection %u: closed (%u event records, %u completion errors; commands %u completed, %u failed, %u flushed)",
+      c->serial, c->events.events_sent(), c->events.completion_errors(), c->cmds.counts().completed,
+      c->cmds.counts().failed, c->cmds.counts().flushed);
   rdma_cm_id* id = c->id;
   a.conns.erase(id);
   rdma_destroy_id(id);
 }
 
 // Registers the layout's regions. Returns false on failure.
-bool RegisterRegions(Agent& a, Conn& c, std::vector<Registered>& reg) {
-  reg.assign(a.layout.size(), Registered{});
+bool RegisterRegions(Agent& a, Conn& c) {
+  c.reg.assign(a.layout.size(), Registered{});
+  c.mr_by_region.assign(a.layout.size(), nullptr);
   std::vector<ibv_mr*> deregister;
   // Deregistered STags last, so no later registration reuses the key.
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0; i < a.layout.size(); ++i) {
       const RegionSpec& s = a.layout[i];
       if ((s.kind == RegionKind::kDeregistered) != (pass == 1)) continue;
-      uint8_t* addr = a.mem.base[s.memory_object] + s.object_offset;
+      uint8_t* addr = c.mem->base(s.memory_object) + s.object_offset;
       ibv_pd* pd = s.kind == RegionKind::kForeignPd ? c.foreign_pd : c.pd;
       int flags = AccessFlags(s.access);
       ibv_mr* mr = s.zero_based ? ibv_reg_mr_iova(pd, addr, s.length, 0, flags) : ibv_reg_mr(pd, addr, s.length, flags);
@@ -147,15 +181,15 @@ bool RegisterRegions(Agent& a, Conn& c, std::vector<Registered>& reg) {
         LOG("connection %u: ibv_reg_mr(%s) failed: %s", c.serial, s.role.c_str(), std::strerror(errno));
         return false;
       }
-      reg[i].stag = mr->rkey;
-      reg[i].base_tagged_offset = s.zero_based ? 0 : reinterpret_cast<uintptr_t>(addr);
+      c.reg[i].stag = mr->rkey;
+      c.reg[i].base_tagged_offset = s.zero_based ? 0 : reinterpret_cast<uintptr_t>(addr);
       if (s.kind == RegionKind::kDeregistered)
         deregister.push_back(mr);
       else
-        c.region_mrs.push_back(mr);
+        c.mr_by_region[i] = mr;
       if (g_verbose) {
-        LOG("connection %u: region %-13s STag 0x%08x TO 0x%016llx length %u", c.serial, s.role.c_str(), reg[i].stag,
-            static_cast<unsigned long long>(reg[i].base_tagged_offset), s.length);
+        LOG("connection %u: region %-13s STag 0x%08x TO 0x%016llx length %u", c.serial, s.role.c_str(), c.reg[i].stag,
+            static_cast<unsigned long long>(c.reg[i].base_tagged_offset), s.length);
       }
     }
   }
@@ -170,6 +204,76 @@ void WatchAsync(Agent& a, ibv_context* ctx) {
   a.async_watched[ctx] = true;
 }
 
+// The connection's PDs and memory: its own (§11), or the agent's shared
+// ones (--shared-pd). Memory is patterned unless Keep Memory was asked.
+bool SetUpDomain(Agent& a, Conn& c, ibv_context* ctx, bool keep) {
+  if (!a.opts.agent.pd_per_connection) {
+    SharedPds& s = a.shared_pds[ctx];
+    if (!s.pd && !(s.pd = ibv_alloc_pd(ctx))) return false;
+    if (!s.foreign_pd && !(s.foreign_pd = ibv_alloc_pd(ctx))) return false;
+    c.own_pd = false;
+    c.pd = s.pd;
+    c.foreign_pd = s.foreign_pd;
+    c.mem = &a.mem;
+  } else {
+    if (!(c.pd = ibv_alloc_pd(ctx)) || !(c.foreign_pd = ibv_alloc_pd(ctx))) return false;
+    c.own_mem = a.mem;  // what the last finished connection left
+    c.mem = &c.own_mem;
+  }
+  if (!keep) c.mem->Fill();
+  return true;
+}
+
+// CQ, QP, the layout's regions and the agent's own buffers; the receive
+// buffers posted. Returns what failed, or nullptr.
+const char* SetUpQueues(Agent& a, Conn& c, ibv_context* ctx, bool device_atomics) {
+  const AgentOptions& o = a.opts.agent;
+  c.send_slots = o.receive_buffer_count + 4u + (o.commands ? kMaxCommandsInFlight : 0u);
+  c.buffer_size = o.receive_buffer_size;
+  if (o.commands) c.supported = rdmapct::agent::SupportedCommandMask(device_atomics);
+  if (!(c.channel = ibv_create_comp_channel(ctx))) return "ibv_create_comp_channel";
+  fcntl(c.channel->fd, F_SETFL, fcntl(c.channel->fd, F_GETFL) | O_NONBLOCK);
+  const uint32_t send_wr = static_cast<uint32_t>(c.send_slots) + (o.commands ? kMaxCommandsInFlight : 0u);
+  const int cqe = static_cast<int>(o.receive_buffer_count + send_wr + 8);
+  if (!(c.cq = ibv_create_cq(ctx, cqe, &c, c.channel, 0))) return "ibv_create_cq";
+  if (ibv_req_notify_cq(c.cq, 0)) return "ibv_req_notify_cq";
+  ibv_qp_init_attr qa{};
+  qa.send_cq = c.cq;
+  qa.recv_cq = c.cq;
+  qa.qp_type = IBV_QPT_RC;
+  qa.sq_sig_all = 1;
+  qa.cap.max_send_wr = send_wr;
+  qa.cap.max_recv_wr = o.receive_buffer_count;
+  qa.cap.max_send_sge = 1;
+  qa.cap.max_recv_sge = 1;
+  if (rdma_create_qp(c.id, c.pd, &qa)) return "rdma_create_qp";
+  c.qp_created = true;
+  if (!RegisterRegions(a, c)) return "region registration";
+  c.recv_buf.assign(std::size_t{o.receive_buffer_count} * o.receive_buffer_size, 0);
+  c.send_buf.assign(c.send_slots * kSlotSize, 0);
+  c.scratch.assign(kMaxCommandsInFlight, 0);
+  if (!(c.recv_mr = ibv_reg_mr(c.pd, c.recv_buf.data(), c.recv_buf.size(), IBV_ACCESS_LOCAL_WRITE))) {
+    return "ibv_reg_mr (receive buffers)";
+  }
+  if (!(c.send_mr = ibv_reg_mr(c.pd, c.send_buf.data(), c.send_buf.size(), 0))) return "ibv_reg_mr (event buffers)";
+  if (!(c.scratch_mr = ibv_reg_mr(c.pd, c.scratch.data(), c.scratch.size() * 8, IBV_ACCESS_LOCAL_WRITE))) {
+    return "ibv_reg_mr (atomic results)";
+  }
+  // Receive Buffer Count buffers on QN 0, never reposted (docs §5): the
+  // k-th Send-type message lands in buffer k.
+  for (uint32_t i = 0; i < o.receive_buffer_count; ++i) {
+    ibv_sge sge{reinterpret_cast<uintptr_t>(c.recv_buf.data()) + std::size_t{i} * o.receive_buffer_size,
+                o.receive_buffer_size, c.recv_mr->lkey};
+    ibv_recv_wr wr{};
+    ibv_recv_wr* bad = nullptr;
+    wr.wr_id = i;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    if (ibv_post_recv(c.id->qp, &wr, &bad)) return "ibv_post_recv";
+  }
+  return nullptr;
+}
+
 void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
   auto owned = std::make_unique<Conn>();
   Conn& c = *owned;
@@ -182,8 +286,8 @@ void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
   const rdma_conn_param& req = ev->param.conn;
   rdmapct::wire::ByteSpan pdata(static_cast<const uint8_t*>(req.private_data), req.private_data_len);
   const auto suite = rdmapct::agent::FindSuiteRequest(pdata);
+  const auto suite_ird = rdmapct::agent::FindSuiteIrd(pdata);
   const bool keep = suite && (suite->flags & rdmapct::wire::kRequestKeepMemory);
-  if (!keep) a.mem.Fill();
   LOG("connection %u: request (%u octets private data%s%s)", c.serial, req.private_data_len,
       suite ? ", suite request" : "", keep ? ", keep memory" : "");
   if (suite && g_verbose) LOG("connection %u: case hash 0x%08x", c.serial, suite->case_hash);
@@ -198,63 +302,25 @@ void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
 
   ibv_device_attr dev{};
   if (ibv_query_device(ctx, &dev)) return fail("ibv_query_device");
-  const AgentOptions& o = a.opts.agent;
-  c.send_slots = o.receive_buffer_count + 4u;
-  c.buffer_size = o.receive_buffer_size;
-  if (!(c.pd = ibv_alloc_pd(ctx))) return fail("ibv_alloc_pd");
-  if (!(c.foreign_pd = ibv_alloc_pd(ctx))) return fail("ibv_alloc_pd (foreign)");
-  if (!(c.channel = ibv_create_comp_channel(ctx))) return fail("ibv_create_comp_channel");
-  fcntl(c.channel->fd, F_SETFL, fcntl(c.channel->fd, F_GETFL) | O_NONBLOCK);
-  const int cqe = static_cast<int>(o.receive_buffer_count + c.send_slots + 8);
-  if (!(c.cq = ibv_create_cq(ctx, cqe, &c, c.channel, 0))) return fail("ibv_create_cq");
-  if (ibv_req_notify_cq(c.cq, 0)) return fail("ibv_req_notify_cq");
-
-  ibv_qp_init_attr qa{};
-  qa.send_cq = c.cq;
-  qa.recv_cq = c.cq;
-  qa.qp_type = IBV_QPT_RC;
-  qa.sq_sig_all = 1;
-  qa.cap.max_send_wr = static_cast<uint32_t>(c.send_slots);
-  qa.cap.max_recv_wr = o.receive_buffer_count;
-  qa.cap.max_send_sge = 1;
-  qa.cap.max_recv_sge = 1;
-  if (rdma_create_qp(c.id, c.pd, &qa)) return fail("rdma_create_qp");
-  c.qp_created = true;
-
-  std::vector<Registered> reg;
-  if (!RegisterRegions(a, c, reg)) return fail("region registration");
-
-  c.recv_buf.assign(std::size_t{o.receive_buffer_count} * o.receive_buffer_size, 0);
-  c.send_buf.assign(c.send_slots * kSlotSize, 0);
-  if (!(c.recv_mr = ibv_reg_mr(c.pd, c.recv_buf.data(), c.recv_buf.size(), IBV_ACCESS_LOCAL_WRITE))) {
-    return fail("ibv_reg_mr (receive buffers)");
-  }
-  if (!(c.send_mr = ibv_reg_mr(c.pd, c.send_buf.data(), c.send_buf.size(), 0))) {
-    return fail("ibv_reg_mr (event buffers)");
-  }
-  // Receive Buffer Count buffers on QN 0, never reposted (docs §5): the
-  // k-th Send-type message lands in buffer k.
-  for (uint32_t i = 0; i < o.receive_buffer_count; ++i) {
-    ibv_sge sge{reinterpret_cast<uintptr_t>(c.recv_buf.data()) + std::size_t{i} * o.receive_buffer_size,
-                o.receive_buffer_size, c.recv_mr->lkey};
-    ibv_recv_wr wr{};
-    ibv_recv_wr* bad = nullptr;
-    wr.wr_id = i;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    if (ibv_post_recv(c.id->qp, &wr, &bad)) return fail("ibv_post_recv");
-  }
+  if (!SetUpDomain(a, c, ctx, keep)) return fail("ibv_alloc_pd");
+  if (const char* what = SetUpQueues(a, c, ctx, dev.atomic_cap != IBV_ATOMIC_NONE)) return fail(what);
 
   // req.initiator_depth is the peer's ORD (Reads it will issue to us),
-  // req.responder_resources its IRD.
-  const auto io = rdmapct::agent::ChooseIrdOrd(req.initiator_depth, req.responder_resources,
-                                               static_cast<uint32_t>(dev.max_qp_rd_atom),
-                                               static_cast<uint32_t>(dev.max_qp_init_rd_atom), a.opts.min_ird);
+  // req.responder_resources its IRD; the Suite IRD of a command case caps
+  // the ORD, so the RNIC stalls the send queue as §7.2 asks.
+  auto io = rdmapct::agent::ChooseIrdOrd(req.initiator_depth, req.responder_resources,
+                                         static_cast<uint32_t>(dev.max_qp_rd_atom),
+                                         static_cast<uint32_t>(dev.max_qp_init_rd_atom), a.opts.min_ird);
+  if (suite_ird) io.ord = std::min(io.ord, *suite_ird);
   rdmapct::agent::ConnectionParams cp;
   cp.ird = io.ird;
   cp.ord = io.ord;
   cp.connection_serial = c.serial;
-  auto adv = rdmapct::agent::BuildAdvertisement(o, a.layout, reg, cp);
+  if (c.supported) {
+    cp.commands = a.previous_commands;
+    cp.commands->supported = c.supported;
+  }
+  auto adv = rdmapct::agent::BuildAdvertisement(a.opts.agent, a.layout, c.reg, cp);
   if (!adv.ok()) {
     errno = EINVAL;
     return fail("advertisement encoding");
@@ -288,7 +354,137 @@ void PostEvent(Conn& c, const rdmapct::wire::Bytes& rec) {
   }
 }
 
-void DrainCq(Conn& c) {
+// The local memory a command's plan names.
+uint8_t* LocalAddress(const Agent& a, Conn& c, const rdmapct::agent::CommandPlan& p) {
+  const RegionSpec& s = a.layout[*p.region];
+  return c.mem->base(s.memory_object) + s.object_offset + p.offset;
+}
+
+// Posts one command as one work request (docs §7.6). Returns the errno of
+// ibv_post_send, 0 when posted.
+int PostCommand(const Agent& a, Conn& c, const rdmapct::wire::Command& cmd, const rdmapct::agent::CommandPlan& p,
+                uint64_t slot) {
+  using rdmapct::agent::VerbsOp;
+  ibv_sge sge{};
+  ibv_send_wr wr{};
+  ibv_send_wr* bad = nullptr;
+  wr.wr_id = kCommandTag | slot;
+  wr.send_flags = IBV_SEND_SIGNALED | (p.solicited ? IBV_SEND_SOLICITED : 0);
+  if (p.region) {
+    sge = {reinterpret_cast<uintptr_t>(LocalAddress(a, c, p)), cmd.length, c.mr_by_region[*p.region]->lkey};
+  } else if (p.op == VerbsOp::kFetchAdd || p.op == VerbsOp::kCmpSwap) {
+    uint64_t* word = &c.scratch[slot % kMaxCommandsInFlight];
+    sge = {reinterpret_cast<uintptr_t>(word), 8, c.scratch_mr->lkey};
+  }
+  wr.sg_list = &sge;
+  wr.num_sge = sge.length ? 1 : 0;
+  switch (p.op) {
+    case VerbsOp::kRdmaWrite:
+    case VerbsOp::kRdmaRead:
+      wr.opcode = p.op == VerbsOp::kRdmaWrite ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+      wr.wr.rdma.rkey = cmd.remote_stag;
+      wr.wr.rdma.remote_addr = cmd.remote_tagged_offset;
+      break;
+    case VerbsOp::kSend:
+      wr.opcode = IBV_WR_SEND;
+      break;
+    case VerbsOp::kSendWithInvalidate:
+      wr.opcode = IBV_WR_SEND_WITH_INV;
+      wr.invalidate_rkey = cmd.remote_stag;
+      break;
+    case VerbsOp::kFetchAdd:
+    case VerbsOp::kCmpSwap:
+      wr.opcode = p.op == VerbsOp::kFetchAdd ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+      wr.wr.atomic.rkey = cmd.remote_stag;
+      wr.wr.atomic.remote_addr = cmd.remote_tagged_offset;
+      wr.wr.atomic.compare_add = p.op == VerbsOp::kFetchAdd ? cmd.operand[0] : cmd.operand[2];
+      wr.wr.atomic.swap = cmd.operand[0];
+      break;
+  }
+  return ibv_post_send(c.id->qp, &wr, &bad);
+}
+
+// Posts the record's commands in order, back to back (docs §7.2). A
+// command refused here still reports after the ones before it.
+void RunCommands(const Agent& a, Conn& c, const rdmapct::wire::CommandRecord& rec) {
+  if (g_verbose) LOG("connection %u: command record with %zu commands", c.serial, rec.commands.size());
+  for (const rdmapct::wire::Command& cmd : rec.commands) {
+    const uint64_t slot = c.cmds.Add(cmd);
+    const auto p = rdmapct::agent::PlanCommand(cmd, c.supported, a.layout, c.reg);
+    if (p.refuse != rdmapct::wire::CompletionStatus::kSuccess) {
+      c.cmds.Finish(slot, p.refuse, 0, {});
+    } else if (int rc = PostCommand(a, c, cmd, p, slot)) {
+      LOG("connection %u: posting command %u failed (%s)", c.serial, cmd.command_id, std::strerror(rc));
+      c.cmds.Finish(slot, rdmapct::wire::CompletionStatus::kLocalError, static_cast<uint32_t>(rc), {});
+    } else if (p.takes_msn) {
+      c.events.TakeMsn();
+    }
+  }
+}
+
+// A command's work completion: what it moved (docs §7.3).
+void OnCommandWc(const Agent& a, Conn& c, const ibv_wc& w) {
+  using rdmapct::agent::WcClass;
+  const uint64_t slot = w.wr_id & ~kCommandTag;
+  const rdmapct::wire::Command* cmd = c.cmds.Find(slot);
+  if (!cmd) return;
+  const auto p = rdmapct::agent::PlanCommand(*cmd, c.supported, a.layout, c.reg);
+  WcClass k = WcClass::kSuccess;
+  switch (w.status) {
+    case IBV_WC_SUCCESS:
+      break;
+    case IBV_WC_WR_FLUSH_ERR:
+      k = WcClass::kFlushed;
+      break;
+    case IBV_WC_LOC_LEN_ERR:
+    case IBV_WC_LOC_QP_OP_ERR:
+    case IBV_WC_LOC_PROT_ERR:
+    case IBV_WC_LOC_ACCESS_ERR:
+    case IBV_WC_MW_BIND_ERR:
+      k = WcClass::kLocal;
+      break;
+    default:
+      k = WcClass::kRemote;
+      break;
+  }
+  rdmapct::wire::Bytes moved;
+  if (k == WcClass::kSuccess && p.region) {
+    const uint8_t* at = LocalAddress(a, c, p);
+    moved.assign(at, at + cmd->length);
+  } else if (k == WcClass::kSuccess &&
+             (p.op == rdmapct::agent::VerbsOp::kFetchAdd || p.op == rdmapct::agent::VerbsOp::kCmpSwap)) {
+    moved = rdmapct::agent::AtomicOriginalOnWire(c.scratch[slot % kMaxCommandsInFlight]);
+  }
+  if (k != WcClass::kSuccess) {
+    LOG("connection %u: command %u completed %s", c.serial, cmd->command_id, ibv_wc_status_str(w.status));
+  }
+  c.cmds.Finish(slot, rdmapct::agent::StatusFor(k), w.status, std::move(moved));
+}
+
+// A successful receive: a Command Record is executed, anything else
+// reported as a delivered Send.
+void OnReceive(const Agent& a, Conn& c, const ibv_wc& w) {
+  Completion comp;
+  const std::size_t size = c.buffer_size;
+  const uint8_t* data = c.recv_buf.data() + w.wr_id * size;
+  if (g_verbose)
+    LOG("connection %u: receive %u octets in buffer %llu", c.serial, w.byte_len,
+        static_cast<unsigned long long>(w.wr_id + 1));
+  if ((w.wc_flags & IBV_WC_WITH_IMM) && w.byte_len == 0) {
+    comp.kind = Completion::Kind::kReceiveImm;
+    comp.immediate = ntohl(w.imm_data);
+  } else {
+    comp.kind = Completion::Kind::kReceive;
+    comp.data = rdmapct::wire::ByteSpan(data, std::min<std::size_t>(w.byte_len, size));
+    if (c.supported && !c.events.stopped()) {
+      if (auto rec = rdmapct::agent::AsCommandRecord(comp.data)) return RunCommands(a, c, *rec);
+    }
+  }
+  if (w.wc_flags & IBV_WC_WITH_INV) comp.invalidated_stag = w.invalidated_rkey;
+  if (auto rec = c.events.OnCompletion(comp)) PostEvent(c, *rec);
+}
+
+void DrainCq(const Agent& a, Conn& c) {
   ibv_cq* cq = nullptr;
   void* ctx = nullptr;
   while (ibv_get_cq_event(c.channel, &cq, &ctx) == 0) {
@@ -300,9 +496,17 @@ void DrainCq(Conn& c) {
   while ((n = ibv_poll_cq(c.cq, 16, wc)) > 0) {
     for (int i = 0; i < n; ++i) {
       const ibv_wc& w = wc[i];
+      if (w.wr_id & kCommandTag) {
+        OnCommandWc(a, c, w);
+        continue;
+      }
       const bool is_send = (w.wr_id & kSendTag) != 0;
       Completion comp;
       comp.status = w.status;
+      if (w.status == IBV_WC_SUCCESS && !is_send) {
+        OnReceive(a, c, w);
+        continue;
+      }
       if (w.status != IBV_WC_SUCCESS) {
         comp.kind = is_send ? Completion::Kind::kSendError : Completion::Kind::kReceiveError;
         comp.flushed = w.status == IBV_WC_WR_FLUSH_ERR;
@@ -310,27 +514,17 @@ void DrainCq(Conn& c) {
           LOG("connection %u: %s completion %s%s", c.serial, is_send ? "send" : "receive", ibv_wc_status_str(w.status),
               comp.flushed ? " (further flushes not logged)" : "");
         }
-      } else if (is_send) {
+      } else {
         comp.kind = Completion::Kind::kSendComplete;
         if (g_verbose)
           LOG("connection %u: event record send %llu completed", c.serial,
               static_cast<unsigned long long>(w.wr_id & 0xFFFFFFFF));
-      } else {
-        const std::size_t size = c.buffer_size;
-        const uint8_t* data = c.recv_buf.data() + w.wr_id * size;
-        if ((w.wc_flags & IBV_WC_WITH_IMM) && w.byte_len == 0) {
-          comp.kind = Completion::Kind::kReceiveImm;
-          comp.immediate = ntohl(w.imm_data);
-        } else {
-          comp.kind = Completion::Kind::kReceive;
-          comp.data = rdmapct::wire::ByteSpan(data, std::min<std::size_t>(w.byte_len, size));
-        }
-        if (w.wc_flags & IBV_WC_WITH_INV) comp.invalidated_stag = w.invalidated_rkey;
-        if (g_verbose)
-          LOG("connection %u: receive %u octets in buffer %llu", c.serial, w.byte_len,
-              static_cast<unsigned long long>(w.wr_id + 1));
       }
       if (auto rec = c.events.OnCompletion(comp)) PostEvent(c, *rec);
+    }
+    // Command Completed records in Command Id order (docs §7.3).
+    for (const auto& done : c.cmds.TakeReady()) {
+      if (auto rec = c.events.OnCommandDone(done)) PostEvent(c, *rec);
     }
   }
 }
@@ -379,7 +573,7 @@ void OnCmEvent(Agent& a, rdma_cm_event* ev) {
     case RDMA_CM_EVENT_DISCONNECTED:
       c->events.Stop();
       rdma_disconnect(id);
-      DrainCq(*c);
+      DrainCq(a, *c);
       Destroy(a, c);
       break;
     case RDMA_CM_EVENT_CONNECT_ERROR:
@@ -400,15 +594,21 @@ void OnCmEvent(Agent& a, rdma_cm_event* ev) {
 void Usage() {
   std::fprintf(stderr,
                "usage: rdmapct-agent [--bind ADDR] [--port N] [--buffers N] [--buffer-size N]\n"
-               "                     [--min-ird N] [--claim-rfc7306] [--zero-based] [--verbose]\n"
-               "Serves the rdmapct test-ULP convention 1.0 over rdma_cm (iWARP) on ADDR:N\n"
-               "(default 0.0.0.0:19540). See targets/agent/README.md.\n");
+               "                     [--min-ird N] [--claim-rfc7306] [--zero-based] [--shared-pd]\n"
+               "                     [--no-commands] [--verbose]\n"
+               "Serves the rdmapct test-ULP convention 1.2 over rdma_cm (iWARP) on ADDR:N\n"
+               "(default 0.0.0.0:19540): several connections at once, each in a protection\n"
+               "domain with memory of its own (flag 0x0040), and Command Records (flag 0x0020:\n"
+               "RDMA Write, RDMA Read, the four Sends, FetchAdd/CmpSwap if the device has atomics).\n"
+               "  --shared-pd    one PD and one set of memory for every connection; STags are then\n"
+               "                 valid on every connection, so flag 0x0040 is not claimed and the\n"
+               "                 suite skips its concurrent-connection cases\n"
+               "  --no-commands  do not execute Command Records (a 1.0 target without flag 0x0020)\n"
+               "See targets/agent/README.md.\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Agent a;
+// Returns the exit code when the program should stop now, -1 to go on.
+int ParseArgs(Agent& a, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto next = [&]() -> const char* {
@@ -432,6 +632,10 @@ int main(int argc, char** argv) {
       a.opts.agent.claim_rfc7306 = true;
     else if (arg == "--zero-based")
       a.opts.agent.zero_based_regions = true;
+    else if (arg == "--shared-pd")
+      a.opts.agent.pd_per_connection = false;
+    else if (arg == "--no-commands")
+      a.opts.agent.commands = false;
     else if (arg == "--verbose" || arg == "-v")
       g_verbose = true;
     else {
@@ -443,20 +647,11 @@ int main(int argc, char** argv) {
     Usage();
     return 2;
   }
-  a.opts.agent.little_endian_atomics = std::endian::native == std::endian::little;
-  a.layout = rdmapct::agent::DefaultLayout(a.opts.agent);
-  a.mem.size = rdmapct::agent::MemoryObjectSizes(a.layout);
-  a.mem.base.assign(a.mem.size.size(), nullptr);
-  for (std::size_t m = 1; m < a.mem.size.size(); ++m) {
-    if (!a.mem.size[m]) continue;
-    a.mem.base[m] = static_cast<uint8_t*>(std::aligned_alloc(4096, (a.mem.size[m] + 4095) / 4096 * 4096));
-  }
-  a.mem.Fill();  // the first connection is always patterned
+  return -1;
+}
 
-  signal(SIGINT, [](int) { g_stop = 1; });
-  signal(SIGTERM, [](int) { g_stop = 1; });
-  signal(SIGPIPE, SIG_IGN);
-
+// Binds and listens; returns the exit code on failure, -1 on success.
+int Listen(Agent& a) {
   if (!(a.cm = rdma_create_event_channel())) {
     LOG("rdma_create_event_channel failed: %s", std::strerror(errno));
     return 1;
@@ -481,11 +676,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   fcntl(a.cm->fd, F_SETFL, fcntl(a.cm->fd, F_GETFL) | O_NONBLOCK);
-  LOG("test-ULP convention 1.0 on %s:%u; %u receive buffers of %u octets; %zu regions%s", a.opts.bind.c_str(),
-      a.opts.port, a.opts.agent.receive_buffer_count, a.opts.agent.receive_buffer_size, a.layout.size(),
-      a.opts.agent.claim_rfc7306 ? "; claiming RFC 7306" : "");
-  std::fflush(stderr);
+  return -1;
+}
 
+void RunLoop(Agent& a) {
   while (!g_stop) {
     std::vector<pollfd> fds;
     fds.push_back({a.cm->fd, POLLIN, 0});
@@ -504,7 +698,7 @@ int main(int argc, char** argv) {
     int rc = poll(fds.data(), fds.size(), 1000);
     if (rc < 0 && errno != EINTR) break;
     for (std::size_t i = 0; i < order.size(); ++i) {
-      if (fds[1 + ctxs.size() + i].revents) DrainCq(*order[i]);
+      if (fds[1 + ctxs.size() + i].revents) DrainCq(a, *order[i]);
     }
     for (std::size_t i = 0; i < ctxs.size(); ++i) {
       if (fds[1 + i].revents) DrainAsync(a, ctxs[i]);
@@ -513,7 +707,36 @@ int main(int argc, char** argv) {
     while (rdma_get_cm_event(a.cm, &ev) == 0) OnCmEvent(a, ev);
     std::fflush(stderr);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Agent a;
+  if (int rc = ParseArgs(a, argc, argv); rc >= 0) return rc;
+  a.opts.agent.little_endian_atomics = std::endian::native == std::endian::little;
+  a.layout = rdmapct::agent::DefaultLayout(a.opts.agent);
+  a.mem.Allocate(rdmapct::agent::MemoryObjectSizes(a.layout));
+  a.mem.Fill();  // the first connection is always patterned
+
+  signal(SIGINT, [](int) { g_stop = 1; });
+  signal(SIGTERM, [](int) { g_stop = 1; });
+  signal(SIGPIPE, SIG_IGN);
+
+  if (int rc = Listen(a); rc >= 0) return rc;
+  LOG("test-ULP convention 1.2 on %s:%u; %u receive buffers of %u octets; %zu regions%s; %s%s", a.opts.bind.c_str(),
+      a.opts.port, a.opts.agent.receive_buffer_count, a.opts.agent.receive_buffer_size, a.layout.size(),
+      a.opts.agent.claim_rfc7306 ? "; claiming RFC 7306" : "",
+      a.opts.agent.pd_per_connection ? "a PD per connection (concurrent connections)" : "one shared PD",
+      a.opts.agent.commands ? "; commands" : "");
+  std::fflush(stderr);
+
+  RunLoop(a);
   while (!a.conns.empty()) Destroy(a, a.conns.begin()->second.get());
+  for (auto& [ctx, pds] : a.shared_pds) {
+    if (pds.foreign_pd) ibv_dealloc_pd(pds.foreign_pd);
+    if (pds.pd) ibv_dealloc_pd(pds.pd);
+  }
   rdma_destroy_id(a.listener);
   rdma_destroy_event_channel(a.cm);
   LOG("stopped");

@@ -54,6 +54,14 @@ wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts, const std
   adv.receive_buffer_count = opts.receive_buffer_count;
   adv.receive_buffer_size = opts.receive_buffer_size;
   adv.connection_serial = params.connection_serial;
+  adv.commands = params.commands;
+  if (params.commands) adv.minor_version = wire::kUlpConventionCommandsMinorVersion;
+  if (opts.pd_per_connection) {
+    // §11: a PD and memory of its own per connection (flag 0x0040 needs
+    // Minor Version 2).
+    adv.flags |= wire::kFlagConcurrentConnections;
+    adv.minor_version = wire::kConcurrentMinorVersion;
+  }
   for (std::size_t i = 0; i < layout.size() && i < registered.size(); ++i) {
     const RegionSpec& s = layout[i];
     adv.regions.push_back(wire::AdvertisedRegion{registered[i].stag, registered[i].base_tagged_offset, s.length,
@@ -77,6 +85,179 @@ std::optional<wire::SuiteRequest> FindSuiteRequest(wire::ByteSpan private_data) 
   return std::nullopt;
 }
 
+std::optional<uint16_t> FindSuiteIrd(wire::ByteSpan private_data) {
+  for (std::size_t at : {std::size_t{0}, wire::kRfc6581WordLength}) {
+    if (private_data.size() < at + wire::kSuiteRequestLength) continue;
+    wire::Result<wire::SuiteRequest> req = wire::DecodeSuiteRequest(private_data.subspan(at));
+    if (!req.ok()) continue;
+    if (req->minor_version < wire::kUlpConventionCommandsMinorVersion) return std::nullopt;
+    auto ext = wire::DecodeSuiteRequestExtension(private_data.subspan(at + wire::kSuiteRequestLength));
+    if (!ext.ok()) return std::nullopt;
+    return ext->suite_ird;
+  }
+  return std::nullopt;
+}
+
+std::optional<wire::CommandRecord> AsCommandRecord(wire::ByteSpan payload) {
+  if (!wire::HasCommandRecordMagic(payload)) return std::nullopt;
+  wire::Result<wire::CommandRecord> rec = wire::DecodeCommandRecord(payload);
+  if (!rec.ok()) return std::nullopt;
+  return *std::move(rec);
+}
+
+uint32_t SupportedCommandMask(bool device_atomics) {
+  using T = wire::CommandType;
+  uint32_t mask = 0;
+  for (T t :
+       {T::kRdmaWrite, T::kRdmaRead, T::kSend, T::kSendWithSe, T::kSendWithInvalidate, T::kSendWithSeAndInvalidate}) {
+    mask |= 1u << static_cast<uint8_t>(t);
+  }
+  if (device_atomics)
+    mask |= (1u << static_cast<uint8_t>(T::kAtomicFetchAdd)) | (1u << static_cast<uint8_t>(T::kAtomicCmpSwap));
+  return mask;
+}
+
+namespace {
+
+// The usable region of this connection that holds [to, to + length).
+std::optional<std::size_t> LocalRegion(uint32_t stag, uint64_t to, uint32_t length,
+                                       const std::vector<RegionSpec>& layout,
+                                       const std::vector<Registered>& registered) {
+  for (std::size_t i = 0; i < layout.size() && i < registered.size(); ++i) {
+    if (layout[i].kind != RegionKind::kNormal || registered[i].stag != stag) continue;
+    const uint64_t base = registered[i].base_tagged_offset;
+    if (to < base || to - base > layout[i].length || length > layout[i].length - (to - base)) return std::nullopt;
+    return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CommandPlan PlanCommand(const wire::Command& cmd, uint32_t supported, const std::vector<RegionSpec>& layout,
+                        const std::vector<Registered>& registered) {
+  using T = wire::CommandType;
+  CommandPlan p;
+  if (!((supported >> static_cast<uint8_t>(cmd.type)) & 1)) {
+    p.refuse = wire::CompletionStatus::kNotSupported;
+    return p;
+  }
+  switch (cmd.type) {
+    case T::kAtomicFetchAdd:
+      p.op = VerbsOp::kFetchAdd;
+      // Verbs adds all 64 bits: an Add Mask (carry boundaries) has no verbs form.
+      if (cmd.operand[1] != 0) p.refuse = wire::CompletionStatus::kNotSupported;
+      return p;
+    case T::kAtomicCmpSwap:
+      p.op = VerbsOp::kCmpSwap;
+      // Verbs compares and swaps all 64 bits: only all-ones masks.
+      if (cmd.operand[1] != ~uint64_t{0} || cmd.operand[3] != ~uint64_t{0}) {
+        p.refuse = wire::CompletionStatus::kNotSupported;
+      }
+      return p;
+    case T::kRdmaWrite:
+      p.op = VerbsOp::kRdmaWrite;
+      break;
+    case T::kRdmaRead:
+      p.op = VerbsOp::kRdmaRead;
+      break;
+    case T::kSend:
+    case T::kSendWithSe:
+      p.op = VerbsOp::kSend;
+      break;
+    case T::kSendWithInvalidate:
+    case T::kSendWithSeAndInvalidate:
+      p.op = VerbsOp::kSendWithInvalidate;
+      break;
+    default:
+      p.refuse = wire::CompletionStatus::kNotSupported;
+      return p;
+  }
+  p.solicited = cmd.type == T::kSendWithSe || cmd.type == T::kSendWithSeAndInvalidate;
+  p.takes_msn = p.op == VerbsOp::kSend || p.op == VerbsOp::kSendWithInvalidate;
+  if (cmd.length == 0) return p;  // no local memory touched
+  p.region = LocalRegion(cmd.local_stag, cmd.local_tagged_offset, cmd.length, layout, registered);
+  if (!p.region) {
+    p.refuse = wire::CompletionStatus::kLocalError;
+    return p;
+  }
+  p.offset = cmd.local_tagged_offset - registered[*p.region].base_tagged_offset;
+  return p;
+}
+
+wire::Bytes AtomicOriginalOnWire(uint64_t host_value) {
+  wire::Bytes out(8);
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(host_value >> (56 - 8 * i));
+  return out;
+}
+
+wire::CompletionStatus StatusFor(WcClass c) {
+  switch (c) {
+    case WcClass::kSuccess:
+      return wire::CompletionStatus::kSuccess;
+    case WcClass::kFlushed:
+      return wire::CompletionStatus::kFlushed;
+    case WcClass::kLocal:
+      return wire::CompletionStatus::kLocalError;
+    case WcClass::kRemote:
+      return wire::CompletionStatus::kRemoteError;
+  }
+  return wire::CompletionStatus::kRemoteError;
+}
+
+uint64_t CommandTracker::Add(const wire::Command& cmd) {
+  pending_.push_back(Entry{next_slot_, cmd, false, {}});
+  return next_slot_++;
+}
+
+const wire::Command* CommandTracker::Find(uint64_t slot) const {
+  for (const Entry& e : pending_) {
+    if (e.slot == slot) return &e.cmd;
+  }
+  return nullptr;
+}
+
+void CommandTracker::Finish(uint64_t slot, wire::CompletionStatus status, uint32_t native, wire::Bytes moved) {
+  for (Entry& e : pending_) {
+    if (e.slot != slot || e.done) continue;
+    e.done = true;
+    e.result.completion = wire::Completion{e.cmd.command_id, e.cmd.type, status, native};
+    if (status == wire::CompletionStatus::kSuccess) e.result.moved = std::move(moved);
+    return;
+  }
+}
+
+void CommandTracker::Count(const wire::Completion& c) {
+  if (c.status == wire::CompletionStatus::kSuccess) {
+    ++counts_.completed;
+  } else if (c.status == wire::CompletionStatus::kFlushed) {
+    ++counts_.flushed;
+  } else {
+    ++counts_.failed;
+    if (counts_.failed_command_id == 0) counts_.failed_command_id = c.command_id;
+  }
+}
+
+std::vector<CommandTracker::Done> CommandTracker::TakeReady() {
+  std::vector<Done> out;
+  std::size_t n = 0;
+  while (n < pending_.size() && pending_[n].done) {
+    Count(pending_[n].result.completion);
+    out.push_back(std::move(pending_[n].result));
+    ++n;
+  }
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(n));
+  return out;
+}
+
+void CommandTracker::Settle() {
+  for (Entry& e : pending_) {
+    Count(e.done ? e.result.completion
+                 : wire::Completion{e.cmd.command_id, e.cmd.type, wire::CompletionStatus::kFlushed, 0});
+  }
+  pending_.clear();
+}
+
 IrdOrd ChooseIrdOrd(uint32_t peer_ord, uint32_t peer_ird, uint32_t device_max_ird, uint32_t device_max_ord,
                     uint32_t min_ird) {
   constexpr uint32_t kMask = 0x3FFF;  // RFC 6581 field width; 0x3FFF = no automatic negotiation
@@ -88,10 +269,16 @@ IrdOrd ChooseIrdOrd(uint32_t peer_ord, uint32_t peer_ird, uint32_t device_max_ir
 }
 
 wire::Bytes ConnectionEvents::Emit(wire::EventRecord ev) {
-  ++next_sequence_;
+  ++next_msn_;
+  ++events_sent_;
   wire::Bytes out;
   wire::EncodeEventRecord(ev, out);
   return out;
+}
+
+std::optional<wire::Bytes> ConnectionEvents::OnCommandDone(const CommandTracker::Done& done) {
+  if (stopped_) return std::nullopt;
+  return Emit(wire::MakeCommandCompletedEvent(next_msn_, done.completion, done.moved));
 }
 
 std::optional<wire::Bytes> ConnectionEvents::OnCompletion(const Completion& c) {
@@ -105,9 +292,9 @@ std::optional<wire::Bytes> ConnectionEvents::OnCompletion(const Completion& c) {
       return std::nullopt;
     case K::kReceive:
       // Verbs completions do not say whether the message carried SE.
-      return Emit(wire::MakeSendEvent(next_sequence_, c.data, std::nullopt, c.invalidated_stag));
+      return Emit(wire::MakeSendEvent(next_msn_, c.data, std::nullopt, c.invalidated_stag));
     case K::kReceiveImm:
-      return Emit(wire::MakeImmediateDataEvent(next_sequence_, c.immediate, std::nullopt));
+      return Emit(wire::MakeImmediateDataEvent(next_msn_, c.immediate, std::nullopt));
     case K::kReceiveError:
     case K::kSendError:
     case K::kAsyncError: {
@@ -119,7 +306,7 @@ std::optional<wire::Bytes> ConnectionEvents::OnCompletion(const Completion& c) {
       const wire::ErrorSource src = c.kind == K::kReceiveError ? wire::ErrorSource::kReceiveQueue
                                     : c.kind == K::kSendError  ? wire::ErrorSource::kSendQueue
                                                                : wire::ErrorSource::kAsyncEvent;
-      return Emit(wire::MakeCompletionErrorEvent(next_sequence_, src, c.status));
+      return Emit(wire::MakeCompletionErrorEvent(next_msn_, src, c.status));
     }
   }
   return std::nullopt;

@@ -1,6 +1,8 @@
 // The device-independent half of rdmapct-agent: what a verbs test ULP
-// advertises and how its completions become Event Records, following the
-// test-ULP convention 1.0 (docs/target-convention.md). No verbs types here,
+// advertises, how its completions become Event Records and how it plans the
+// suite's commands, following the test-ULP convention 1.2
+// (docs/target-convention.md: §7 commands, §11 concurrent connections).
+// No verbs types here,
 // so tests/targets/agent proves the convention handling without a device;
 // agent_main.cc is the thin libibverbs/librdmacm layer on top.
 #pragma once
@@ -56,6 +58,15 @@ struct AgentOptions {
   // Off by default: Linux siw 6.1 ignores the iova of a user MR and keeps
   // it VA-based, so a zero-based advertisement would be false there.
   bool zero_based_regions = false;
+  // Every connection has a protection domain and memory objects of its own,
+  // so the agent claims concurrent connections (flag 0x0040, §11). False
+  // with --shared-pd: one PD and one set of memory objects for all
+  // connections, whose STags are then valid on every connection, so 0x0040
+  // would be a false promise.
+  bool pd_per_connection = true;
+  // Execute Command Records (flag 0x0020, §7); the Command Types are the
+  // verbs layer's to say (SupportedCommandMask).
+  bool commands = true;
 };
 
 // The regions to register, in advertisement order. Registering the
@@ -82,6 +93,8 @@ struct ConnectionParams {
   uint16_t ord = 0;
   uint32_t connection_serial = 0;
   bool keep_memory_supported = true;
+  // The Commands block (flag 0x0020) when the agent executes commands.
+  std::optional<wire::CommandCapabilities> commands;
 };
 
 // The Advertisement for one connection; `registered` is parallel to
@@ -94,6 +107,81 @@ wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts, const std
 // sees the Private Data, other stacks may not: the request is looked for at
 // offset 0, then after a 4-octet RFC 6581 word. Anything else is ignored.
 std::optional<wire::SuiteRequest> FindSuiteRequest(wire::ByteSpan private_data);
+
+// The Suite IRD of the Suite Request extension (1.1, §2.4) behind a Suite
+// Request of Minor Version >= 1, found the same way; nothing without one.
+std::optional<uint16_t> FindSuiteIrd(wire::ByteSpan private_data);
+
+// The Command Record a Send delivered, when its whole payload decodes as one
+// (§7.2); anything else is an ordinary Send and reported as delivered.
+std::optional<wire::CommandRecord> AsCommandRecord(wire::ByteSpan payload);
+
+// The Command Types (bit 1 << type) a verbs program can post: RDMA Write,
+// RDMA Read and the four Sends always; FetchAdd and CmpSwap when the device
+// has atomics. Immediate Data (RFC 7306, 8 octets: verbs immediates are 4),
+// Flush, Verify and Atomic Write have no verbs work request on iWARP.
+uint32_t SupportedCommandMask(bool device_atomics);
+
+// How one command is posted, or why it is not (docs §7.2, §7.6).
+enum class VerbsOp : uint8_t { kRdmaWrite, kRdmaRead, kSend, kSendWithInvalidate, kFetchAdd, kCmpSwap };
+struct CommandPlan {
+  // Not kSuccess: post nothing, complete with this status (1: the Local
+  // STag / TO / Length is not this connection's memory; 4: a type or an
+  // atomic mask verbs cannot express).
+  wire::CompletionStatus refuse = wire::CompletionStatus::kSuccess;
+  VerbsOp op = VerbsOp::kRdmaWrite;
+  bool solicited = false;             // IBV_SEND_SOLICITED
+  std::optional<std::size_t> region;  // layout index of the local memory (none for length 0 or atomics)
+  uint64_t offset = 0;                // octet offset in that region
+  bool takes_msn = false;             // a Send: consumes a QN 0 MSN of the target
+};
+CommandPlan PlanCommand(const wire::Command& cmd, uint32_t supported, const std::vector<RegionSpec>& layout,
+                        const std::vector<Registered>& registered);
+
+// The 8 octets an atomic's Original Remote Data Value has on the wire
+// (big-endian), from the value verbs returns in host order.
+wire::Bytes AtomicOriginalOnWire(uint64_t host_value);
+
+// What a work-request completion status means for a command (the verbs
+// layer classifies its ibv_wc_status).
+enum class WcClass : uint8_t { kSuccess, kFlushed, kLocal, kRemote };
+wire::CompletionStatus StatusFor(WcClass c);
+
+// The commands of one connection in Command Id order: completions are
+// reported from the head, so a command refused at once still waits for
+// the ones posted before it (§7.3, R5040-5.5-R15b). Counts what happened
+// for the next Advertisement's Commands block (§7.4).
+class CommandTracker {
+ public:
+  struct Done {
+    wire::Completion completion;
+    wire::Bytes moved;  // empty unless successful
+  };
+  // Returns the command's slot number (for the work request id).
+  uint64_t Add(const wire::Command& cmd);
+  // The command in `slot` completed (or was refused).
+  void Finish(uint64_t slot, wire::CompletionStatus status, uint32_t native, wire::Bytes moved);
+  // Completed commands at the head, in order, removed from the tracker.
+  std::vector<Done> TakeReady();
+  // The stream ended: whatever never completed is flushed.
+  void Settle();
+  const wire::Command* Find(uint64_t slot) const;
+  std::size_t outstanding() const { return pending_.size(); }
+  // The counts for the Commands block (supported filled in by the caller).
+  const wire::CommandCapabilities& counts() const { return counts_; }
+
+ private:
+  struct Entry {
+    uint64_t slot = 0;
+    wire::Command cmd;
+    bool done = false;
+    Done result;
+  };
+  void Count(const wire::Completion& c);
+  std::vector<Entry> pending_;
+  uint64_t next_slot_ = 0;
+  wire::CommandCapabilities counts_;
+};
 
 // IRD and ORD to accept with (docs §9, RFC 6581). `peer_ord` is how many
 // Reads the initiator wants to have outstanding at us, `peer_ird` how many
@@ -135,15 +223,21 @@ class ConnectionEvents {
   // completion means the stream is already gone: no record, and none
   // after it. Any other error is reported once, then the connection stops.
   std::optional<wire::Bytes> OnCompletion(const Completion& c);
+  // The Command Completed record (Event Type 4, §7.3) for `done`.
+  std::optional<wire::Bytes> OnCommandDone(const CommandTracker::Done& done);
+  // A commanded Send was posted: it took the next QN 0 MSN, which Event
+  // Records skip (their Sequence Number is their Send's MSN, §6.3).
+  void TakeMsn() { ++next_msn_; }
   // The LLP closed, or a Terminate went either way: no records after this.
   void Stop() { stopped_ = true; }
   bool stopped() const { return stopped_; }
-  uint32_t events_sent() const { return next_sequence_ - 1; }
+  uint32_t events_sent() const { return events_sent_; }
   uint32_t completion_errors() const { return completion_errors_; }
 
  private:
   wire::Bytes Emit(wire::EventRecord ev);
-  uint32_t next_sequence_ = 1;
+  uint32_t next_msn_ = 1;  // the QN 0 MSN of the next Send the agent posts
+  uint32_t events_sent_ = 0;
   uint32_t completion_errors_ = 0;
   bool stopped_ = false;
 };
