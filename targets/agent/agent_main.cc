@@ -311,7 +311,11 @@ void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
   auto io = rdmapct::agent::ChooseIrdOrd(req.initiator_depth, req.responder_resources,
                                          static_cast<uint32_t>(dev.max_qp_rd_atom),
                                          static_cast<uint32_t>(dev.max_qp_init_rd_atom), a.opts.min_ird);
-  if (suite_ird) io.ord = std::min(io.ord, *suite_ird);
+  if (suite_ird) {
+    // The suite accepts Suite IRD requests at once; without RFC 6581 the
+    // Request's IRD reads 0, which would leave the agent no Reads at all.
+    io.ord = static_cast<uint16_t>(std::min<uint32_t>(*suite_ird, static_cast<uint32_t>(dev.max_qp_init_rd_atom)));
+  }
   rdmapct::agent::ConnectionParams cp;
   cp.ird = io.ird;
   cp.ord = io.ord;
@@ -391,6 +395,10 @@ int PostCommand(const Agent& a, Conn& c, const rdmapct::wire::Command& cmd, cons
     case VerbsOp::kSendWithInvalidate:
       wr.opcode = IBV_WR_SEND_WITH_INV;
       wr.invalidate_rkey = cmd.remote_stag;
+      // libsiw (rdma-core's siw provider) takes the STag to invalidate from
+      // wr.rdma.rkey and ignores invalidate_rkey; other providers ignore
+      // wr.rdma for a Send. See README.md.
+      wr.wr.rdma.rkey = cmd.remote_stag;
       break;
     case VerbsOp::kFetchAdd:
     case VerbsOp::kCmpSwap:
