@@ -10,116 +10,9 @@
 // What to advertise and how completions map to Event Records lives in
 // convention.{h,cc} (unit-tested without a device); this file is the thin
 // libibverbs/librdmacm layer. See targets/agent/README.md.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <infiniband/verbs.h>
-#include <poll.h>
-#include <rdma/rdma_cma.h>
-#include <signal.h>
+#include "targets/agent/agent_verbs.h"
 
-#include <algorithm>
-#include <bit>
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <map>
-#include <memory>
-#include <string>
-#include <vector>
-
-#include "targets/agent/convention.h"
-
-namespace {
-
-using rdmapct::agent::AgentOptions;
-using rdmapct::agent::Completion;
-using rdmapct::agent::ConnectionEvents;
-using rdmapct::agent::RegionKind;
-using rdmapct::agent::RegionSpec;
-using rdmapct::agent::Registered;
-
-constexpr uint64_t kSendTag = 1ull << 32;       // wr_id of Event Sends: kSendTag | slot
-constexpr uint64_t kCommandTag = 1ull << 33;    // wr_id of commands: kCommandTag | tracker slot
-constexpr std::size_t kSlotSize = 128;          // >= kMaxEventRecordLength
-constexpr uint32_t kMaxCommandsInFlight = 256;  // a record holds at most 255
-
-volatile sig_atomic_t g_stop = 0;
-bool g_verbose = false;
-
-#define LOG(...)                                 \
-  do {                                           \
-    std::fprintf(stderr, "agent: " __VA_ARGS__); \
-    std::fputc('\n', stderr);                    \
-  } while (0)
-
-struct Options {
-  std::string bind = "0.0.0.0";
-  uint16_t port = 19540;
-  AgentOptions agent;
-  uint32_t min_ird = 16;
-};
-
-// Memory objects by id (index 0 unused). One set per connection (§11), or
-// the agent's one set with --shared-pd.
-struct MemoryObjects {
-  std::vector<std::vector<uint8_t>> obj;
-  void Allocate(const std::vector<uint32_t>& sizes) {
-    obj.assign(sizes.size(), {});
-    for (std::size_t m = 1; m < sizes.size(); ++m) obj[m].assign(sizes[m], 0);
-  }
-  uint8_t* base(uint16_t m) { return obj[m].data(); }
-  void Fill() {
-    for (std::size_t m = 1; m < obj.size(); ++m) rdmapct::agent::FillPattern(static_cast<uint16_t>(m), obj[m]);
-  }
-};
-
-struct Conn {
-  rdma_cm_id* id = nullptr;
-  uint32_t serial = 0;
-  bool own_pd = true;  // false with --shared-pd: the PDs are the agent's
-  ibv_pd* pd = nullptr;
-  ibv_pd* foreign_pd = nullptr;
-  MemoryObjects own_mem;              // per-connection memory (§11)
-  MemoryObjects* mem = nullptr;       // &own_mem, or the agent's shared set
-  std::vector<Registered> reg;        // parallel to the layout
-  std::vector<ibv_mr*> mr_by_region;  // parallel to the layout; null if deregistered
-  ibv_mr* scratch_mr = nullptr;       // atomic results, one word per command slot
-  std::vector<uint64_t> scratch;
-  uint32_t supported = 0;  // Command Types executed (0: commands off)
-  rdmapct::agent::CommandTracker cmds;
-  ibv_comp_channel* channel = nullptr;
-  ibv_cq* cq = nullptr;
-  bool qp_created = false;
-  ibv_mr* recv_mr = nullptr;
-  ibv_mr* send_mr = nullptr;
-  std::vector<uint8_t> recv_buf;
-  std::vector<uint8_t> send_buf;
-  std::size_t buffer_size = 0;  // octets per receive buffer
-  std::size_t send_slots = 0;
-  std::size_t next_slot = 0;
-  unsigned flushed = 0;  // flushed completions seen (logged once)
-  bool failed = false;   // set-up failed and was rejected: destroy after the ack
-  ConnectionEvents events;
-};
-
-struct SharedPds {
-  ibv_pd* pd = nullptr;
-  ibv_pd* foreign_pd = nullptr;
-};
-
-struct Agent {
-  Options opts;
-  std::vector<RegionSpec> layout;
-  MemoryObjects mem;  // --shared-pd: every connection's; else what the last finished connection left (Keep Memory)
-  std::map<ibv_context*, SharedPds> shared_pds;          // --shared-pd
-  rdmapct::wire::CommandCapabilities previous_commands;  // counts of the last finished connection
-  rdma_event_channel* cm = nullptr;
-  rdma_cm_id* listener = nullptr;
-  uint32_t serial = 0;
-  std::map<rdma_cm_id*, std::unique_ptr<Conn>> conns;
-  std::map<ibv_context*, bool> async_watched;
-};
+namespace rdmapct::agent::verbs {
 
 int AccessFlags(uint8_t access) {
   int f = IBV_ACCESS_LOCAL_WRITE;  // required with remote write/atomic; harmless otherwise
@@ -152,6 +45,7 @@ void Destroy(Agent& a, Conn* c) {
       c->serial, c->events.events_sent(), c->events.completion_errors(), c->cmds.counts().completed,
       c->cmds.counts().failed, c->cmds.counts().flushed);
   rdma_cm_id* id = c->id;
+  if (a.outgoing == id) a.outgoing = nullptr;
   a.conns.erase(id);
   rdma_destroy_id(id);
 }
@@ -358,117 +252,6 @@ void PostEvent(Conn& c, const rdmapct::wire::Bytes& rec) {
   }
 }
 
-// The local memory a command's plan names.
-uint8_t* LocalAddress(const Agent& a, Conn& c, const rdmapct::agent::CommandPlan& p) {
-  const RegionSpec& s = a.layout[*p.region];
-  return c.mem->base(s.memory_object) + s.object_offset + p.offset;
-}
-
-// Posts one command as one work request (docs §7.6). Returns the errno of
-// ibv_post_send, 0 when posted.
-int PostCommand(const Agent& a, Conn& c, const rdmapct::wire::Command& cmd, const rdmapct::agent::CommandPlan& p,
-                uint64_t slot) {
-  using rdmapct::agent::VerbsOp;
-  ibv_sge sge{};
-  ibv_send_wr wr{};
-  ibv_send_wr* bad = nullptr;
-  wr.wr_id = kCommandTag | slot;
-  wr.send_flags = IBV_SEND_SIGNALED | (p.solicited ? IBV_SEND_SOLICITED : 0);
-  if (p.region) {
-    sge = {reinterpret_cast<uintptr_t>(LocalAddress(a, c, p)), cmd.length, c.mr_by_region[*p.region]->lkey};
-  } else if (p.op == VerbsOp::kFetchAdd || p.op == VerbsOp::kCmpSwap) {
-    uint64_t* word = &c.scratch[slot % kMaxCommandsInFlight];
-    sge = {reinterpret_cast<uintptr_t>(word), 8, c.scratch_mr->lkey};
-  }
-  wr.sg_list = &sge;
-  wr.num_sge = sge.length ? 1 : 0;
-  switch (p.op) {
-    case VerbsOp::kRdmaWrite:
-    case VerbsOp::kRdmaRead:
-      wr.opcode = p.op == VerbsOp::kRdmaWrite ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-      wr.wr.rdma.rkey = cmd.remote_stag;
-      wr.wr.rdma.remote_addr = cmd.remote_tagged_offset;
-      break;
-    case VerbsOp::kSend:
-      wr.opcode = IBV_WR_SEND;
-      break;
-    case VerbsOp::kSendWithInvalidate:
-      wr.opcode = IBV_WR_SEND_WITH_INV;
-      wr.invalidate_rkey = cmd.remote_stag;
-      // libsiw (rdma-core's siw provider) takes the STag to invalidate from
-      // wr.rdma.rkey and ignores invalidate_rkey; other providers ignore
-      // wr.rdma for a Send. See README.md.
-      wr.wr.rdma.rkey = cmd.remote_stag;
-      break;
-    case VerbsOp::kFetchAdd:
-    case VerbsOp::kCmpSwap:
-      wr.opcode = p.op == VerbsOp::kFetchAdd ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
-      wr.wr.atomic.rkey = cmd.remote_stag;
-      wr.wr.atomic.remote_addr = cmd.remote_tagged_offset;
-      wr.wr.atomic.compare_add = p.op == VerbsOp::kFetchAdd ? cmd.operand[0] : cmd.operand[2];
-      wr.wr.atomic.swap = cmd.operand[0];
-      break;
-  }
-  return ibv_post_send(c.id->qp, &wr, &bad);
-}
-
-// Posts the record's commands in order, back to back (docs §7.2). A
-// command refused here still reports after the ones before it.
-void RunCommands(const Agent& a, Conn& c, const rdmapct::wire::CommandRecord& rec) {
-  if (g_verbose) LOG("connection %u: command record with %zu commands", c.serial, rec.commands.size());
-  for (const rdmapct::wire::Command& cmd : rec.commands) {
-    const uint64_t slot = c.cmds.Add(cmd);
-    const auto p = rdmapct::agent::PlanCommand(cmd, c.supported, a.layout, c.reg);
-    if (p.refuse != rdmapct::wire::CompletionStatus::kSuccess) {
-      c.cmds.Finish(slot, p.refuse, 0, {});
-    } else if (int rc = PostCommand(a, c, cmd, p, slot)) {
-      LOG("connection %u: posting command %u failed (%s)", c.serial, cmd.command_id, std::strerror(rc));
-      c.cmds.Finish(slot, rdmapct::wire::CompletionStatus::kLocalError, static_cast<uint32_t>(rc), {});
-    } else if (p.takes_msn) {
-      c.events.TakeMsn();
-    }
-  }
-}
-
-// A command's work completion: what it moved (docs §7.3).
-void OnCommandWc(const Agent& a, Conn& c, const ibv_wc& w) {
-  using rdmapct::agent::WcClass;
-  const uint64_t slot = w.wr_id & ~kCommandTag;
-  const rdmapct::wire::Command* cmd = c.cmds.Find(slot);
-  if (!cmd) return;
-  const auto p = rdmapct::agent::PlanCommand(*cmd, c.supported, a.layout, c.reg);
-  WcClass k = WcClass::kSuccess;
-  switch (w.status) {
-    case IBV_WC_SUCCESS:
-      break;
-    case IBV_WC_WR_FLUSH_ERR:
-      k = WcClass::kFlushed;
-      break;
-    case IBV_WC_LOC_LEN_ERR:
-    case IBV_WC_LOC_QP_OP_ERR:
-    case IBV_WC_LOC_PROT_ERR:
-    case IBV_WC_LOC_ACCESS_ERR:
-    case IBV_WC_MW_BIND_ERR:
-      k = WcClass::kLocal;
-      break;
-    default:
-      k = WcClass::kRemote;
-      break;
-  }
-  rdmapct::wire::Bytes moved;
-  if (k == WcClass::kSuccess && p.region) {
-    const uint8_t* at = LocalAddress(a, c, p);
-    moved.assign(at, at + cmd->length);
-  } else if (k == WcClass::kSuccess &&
-             (p.op == rdmapct::agent::VerbsOp::kFetchAdd || p.op == rdmapct::agent::VerbsOp::kCmpSwap)) {
-    moved = rdmapct::agent::AtomicOriginalOnWire(c.scratch[slot % kMaxCommandsInFlight]);
-  }
-  if (k != WcClass::kSuccess) {
-    LOG("connection %u: command %u completed %s", c.serial, cmd->command_id, ibv_wc_status_str(w.status));
-  }
-  c.cmds.Finish(slot, rdmapct::agent::StatusFor(k), w.status, std::move(moved));
-}
-
 // A successful receive: a Command Record is executed, anything else
 // reported as a delivered Send.
 void OnReceive(const Agent& a, Conn& c, const ibv_wc& w) {
@@ -563,6 +346,7 @@ void OnCmEvent(Agent& a, rdma_cm_event* ev) {
   rdma_cm_id* id = ev->id;
   const rdma_cm_event_type type = ev->event;
   if (g_verbose) LOG("cm event %s", rdma_event_str(type));
+  if (OnOutgoingCmEvent(a, ev)) return;
   if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
     OnConnectRequest(a, ev);  // uses ev's private data before the ack
     rdma_ack_cm_event(ev);
@@ -603,7 +387,7 @@ void Usage() {
   std::fprintf(stderr,
                "usage: rdmapct-agent [--bind ADDR] [--port N] [--buffers N] [--buffer-size N]\n"
                "                     [--min-ird N] [--claim-rfc7306] [--zero-based] [--shared-pd]\n"
-               "                     [--no-commands] [--verbose]\n"
+               "                     [--no-commands] [--connect HOST:PORT] [--verbose]\n"
                "Serves the rdmapct test-ULP convention 1.2 over rdma_cm (iWARP) on ADDR:N\n"
                "(default 0.0.0.0:19540): several connections at once, each in a protection\n"
                "domain with memory of its own (flag 0x0040), and Command Records (flag 0x0020:\n"
@@ -612,6 +396,10 @@ void Usage() {
                "                 valid on every connection, so flag 0x0040 is not claimed and the\n"
                "                 suite skips its concurrent-connection cases\n"
                "  --no-commands  do not execute Command Records (a 1.0 target without flag 0x0020)\n"
+               "  --connect HOST:PORT  also connect to the suite's listener as MPA Initiator (section 10),\n"
+               "                 again after each connection; a Connect Directive sets the next\n"
+               "                 Request's IRD/ORD and Keep Memory (CRC, Markers, MPA revision,\n"
+               "                 peer-to-peer and RTR are the stack's to choose)\n"
                "See targets/agent/README.md.\n");
 }
 
@@ -642,6 +430,8 @@ int ParseArgs(Agent& a, int argc, char** argv) {
       a.opts.agent.zero_based_regions = true;
     else if (arg == "--shared-pd")
       a.opts.agent.pd_per_connection = false;
+    else if (arg == "--connect")
+      a.opts.connect = next();
     else if (arg == "--no-commands")
       a.opts.agent.commands = false;
     else if (arg == "--verbose" || arg == "-v")
@@ -688,7 +478,9 @@ int Listen(Agent& a) {
 }
 
 void RunLoop(Agent& a) {
+  const bool connect_out = !a.opts.connect.empty();
   while (!g_stop) {
+    if (connect_out && !a.outgoing && std::chrono::steady_clock::now() >= a.reconnect_at) StartConnect(a);
     std::vector<pollfd> fds;
     fds.push_back({a.cm->fd, POLLIN, 0});
     std::vector<ibv_context*> ctxs;
@@ -703,7 +495,7 @@ void RunLoop(Agent& a) {
         order.push_back(c.get());
       }
     }
-    int rc = poll(fds.data(), fds.size(), 1000);
+    int rc = poll(fds.data(), fds.size(), connect_out ? 100 : 1000);
     if (rc < 0 && errno != EINTR) break;
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (fds[1 + ctxs.size() + i].revents) DrainCq(a, *order[i]);
@@ -717,9 +509,10 @@ void RunLoop(Agent& a) {
   }
 }
 
-}  // namespace
+}  // namespace rdmapct::agent::verbs
 
 int main(int argc, char** argv) {
+  using namespace rdmapct::agent::verbs;  // NOLINT(google-build-using-namespace)
   Agent a;
   if (int rc = ParseArgs(a, argc, argv); rc >= 0) return rc;
   a.opts.agent.little_endian_atomics = std::endian::native == std::endian::little;

@@ -98,6 +98,48 @@ std::optional<uint16_t> FindSuiteIrd(wire::ByteSpan private_data) {
   return std::nullopt;
 }
 
+std::optional<wire::ConnectDirective> FindConnectDirective(wire::ByteSpan private_data) {
+  for (std::size_t at : {std::size_t{0}, wire::kRfc6581WordLength}) {
+    if (private_data.size() < at + wire::kDirectiveLength) continue;
+    auto d = wire::DecodeConnectDirective(private_data.subspan(at));
+    if (d.ok()) return *d;
+  }
+  if (private_data.size() + wire::kRfc6581WordLength == wire::kDirectiveLength) {
+    wire::Bytes whole(wire::kDirectiveMagic.begin(), wire::kDirectiveMagic.end());
+    whole.insert(whole.end(), private_data.begin(), private_data.end());
+    auto d = wire::DecodeConnectDirective(whole);
+    if (d.ok()) return *d;
+  }
+  return std::nullopt;
+}
+
+ConnectPlan PlanConnect(const std::optional<wire::ConnectDirective>& directive, uint32_t device_max_ird,
+                        uint32_t device_max_ord, uint32_t min_ird) {
+  ConnectPlan p;
+  uint32_t ird = min_ird;
+  uint32_t ord = 16;
+  if (directive) {
+    const wire::ConnectDirective& d = *directive;
+    p.keep_memory = d.Has(wire::kDirectiveKeepMemory);
+    if (d.Has(wire::kDirectiveEnhanced)) {
+      ird = d.ird;
+      ord = d.ord;
+    }
+    const std::pair<uint16_t, const char*> fixed[] = {
+        {wire::kDirectiveCrc, "C=1"},           {wire::kDirectiveMarkers, "M=1"},
+        {wire::kDirectiveEnhanced, "RFC 6581"}, {wire::kDirectivePeerToPeer, "peer-to-peer"},
+        {wire::kDirectiveSendRtr, "Send RTR"},  {wire::kDirectiveWriteRtr, "Write RTR"},
+        {wire::kDirectiveReadRtr, "Read RTR"},
+    };
+    for (const auto& [flag, name] : fixed) {
+      if (d.Has(flag)) p.cannot.push_back(name);
+    }
+  }
+  p.offer.ird = static_cast<uint16_t>(std::min(ird, device_max_ird));
+  p.offer.ord = static_cast<uint16_t>(std::min(ord, device_max_ord));
+  return p;
+}
+
 std::optional<wire::CommandRecord> AsCommandRecord(wire::ByteSpan payload) {
   if (!wire::HasCommandRecordMagic(payload)) return std::nullopt;
   wire::Result<wire::CommandRecord> rec = wire::DecodeCommandRecord(payload);

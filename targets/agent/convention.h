@@ -16,6 +16,7 @@
 
 #include "reference/wire/bytes.h"
 #include "reference/wire/ulp_convention.h"
+#include "reference/wire/ulp_convention_directive.h"
 
 namespace rdmapct::agent {
 
@@ -194,6 +195,27 @@ struct IrdOrd {
 };
 IrdOrd ChooseIrdOrd(uint32_t peer_ord, uint32_t peer_ird, uint32_t device_max_ird, uint32_t device_max_ord,
                     uint32_t min_ird = 16);
+
+// The target as MPA Initiator (docs §10). The Connect Directive in a
+// rejecting Reply's Private Data: at offset 0, after an RFC 6581 word, or
+// with its first 4 octets gone (a stack that sent an enhanced Request may
+// strip 4 octets of the Reply's Private Data as the RFC 6581 word even when
+// the Reply has none: Linux siw does). Anything else is an ordinary reject.
+std::optional<wire::ConnectDirective> FindConnectDirective(wire::ByteSpan private_data);
+
+// What the agent's next Request asks for, from the Directive (or none: the
+// defaults, §10.1). Verbs and rdma_cm let a ULP choose only the IRD and ORD
+// it offers and whether memory is kept; CRC, Markers, the MPA revision,
+// peer-to-peer and the RTR type are the stack's (Linux siw: module
+// parameters), so those are listed in `cannot` for the log and the suite
+// skips the cases that need them.
+struct ConnectPlan {
+  IrdOrd offer;  // responder_resources / initiator_depth of rdma_connect
+  bool keep_memory = false;
+  std::vector<std::string> cannot;
+};
+ConnectPlan PlanConnect(const std::optional<wire::ConnectDirective>& directive, uint32_t device_max_ird,
+                        uint32_t device_max_ord, uint32_t min_ird = 16);
 
 // A completion or asynchronous event as the ULP sees it, independent of the
 // verbs structures.

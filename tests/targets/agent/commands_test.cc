@@ -243,3 +243,51 @@ TEST(AgentCommands, EventSequenceSkipsTheMsnsOfCommandedSends) {
 
 }  // namespace
 }  // namespace rdmapct::agent
+
+namespace rdmapct::agent {
+namespace {
+
+TEST(AgentConnect, DirectiveFoundWhereverTheStackLeavesIt) {
+  wire::ConnectDirective d;
+  d.flags = wire::kDirectiveEnhanced | wire::kDirectiveKeepMemory;
+  d.ird = 4;
+  d.ord = 2;
+  d.case_hash = 0xfeedf00d;
+  wire::Bytes pd;
+  wire::EncodeConnectDirective(d, pd);
+  EXPECT_EQ(FindConnectDirective(pd), d);
+  wire::Bytes with_word = {0x80, 0x04, 0x00, 0x04};
+  with_word.insert(with_word.end(), pd.begin(), pd.end());
+  EXPECT_EQ(FindConnectDirective(with_word), d);
+  // A stack that took the first 4 octets for an RFC 6581 word.
+  EXPECT_EQ(FindConnectDirective(wire::ByteSpan(pd).subspan(4)), d);
+  // An ordinary reject.
+  EXPECT_FALSE(FindConnectDirective(wire::Bytes{}));
+  EXPECT_FALSE(FindConnectDirective(wire::Bytes(16, 0x41)));
+  EXPECT_FALSE(FindConnectDirective(wire::Bytes(12, 0x41)));
+}
+
+TEST(AgentConnect, DirectiveSetsIrdOrdAndKeepMemoryAndNamesTheRest) {
+  ConnectPlan none = PlanConnect(std::nullopt, 128, 128);
+  EXPECT_EQ(none.offer.ird, 16);
+  EXPECT_EQ(none.offer.ord, 16);
+  EXPECT_FALSE(none.keep_memory);
+  EXPECT_TRUE(none.cannot.empty());
+  EXPECT_EQ(PlanConnect(std::nullopt, 8, 4).offer.ord, 4);  // the device caps both
+
+  wire::ConnectDirective d;
+  d.flags = wire::kDirectiveEnhanced | wire::kDirectiveKeepMemory | wire::kDirectivePeerToPeer |
+            wire::kDirectiveReadRtr | wire::kDirectiveCrc;
+  d.ird = 3;
+  d.ord = 1;
+  ConnectPlan p = PlanConnect(d, 128, 128);
+  EXPECT_EQ(p.offer.ird, 3);
+  EXPECT_EQ(p.offer.ord, 1);
+  EXPECT_TRUE(p.keep_memory);
+  EXPECT_EQ(p.cannot, (std::vector<std::string>{"C=1", "RFC 6581", "peer-to-peer", "Read RTR"}));
+  d.flags = wire::kDirectiveKeepMemory;  // IRD/ORD only with the enhanced flag
+  EXPECT_EQ(PlanConnect(d, 128, 128).offer.ird, 16);
+}
+
+}  // namespace
+}  // namespace rdmapct::agent
