@@ -165,24 +165,7 @@ HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point
     }
   }
   // Read exactly the Reply: 20 octets, then PD_Length more (at most 512).
-  while (true) {
-    const std::size_t need = wire::MpaStartupFrameLength(buf);
-    if (buf.size() >= need) break;
-    if (!buf.empty()) {
-      auto early = wire::DecodeMpaStartupFrame(buf, {.expect = wire::MpaFrameKind::kReply});
-      if (!early.ok() && early.error().kind != wire::DecodeErrorKind::kTruncated) break;
-    }
-    const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
-    if (st == targets::IoStatus::kOk) continue;
-    if (st == targets::IoStatus::kTimeout)
-      out.timed_out = true;
-    else
-      EndLink(st == targets::IoStatus::kClosed  ? LinkState::kFin
-              : st == targets::IoStatus::kReset ? LinkState::kReset
-                                                : LinkState::kError,
-              transport_->last_error());
-    break;
-  }
+  out.timed_out = ReadStartupFrame(buf, {.expect = wire::MpaFrameKind::kReply}, deadline);
   reply_octets_ = buf.size();
   received_ = buf.size();
   auto reply = wire::DecodeMpaStartupFrame(buf, {.expect = wire::MpaFrameKind::kReply});
@@ -200,28 +183,35 @@ HandshakeOutcome Connection::Handshake(wire::ByteSpan request, Clock::time_point
   return out;
 }
 
+// Reads exactly one MPA Request or Reply into `buf`: the 20-octet header,
+// then PD_Length more, stopping early at octets that cannot start one (the
+// caller decodes and reports them). True when the deadline passed first; a
+// close or reset ends the link.
+bool Connection::ReadStartupFrame(wire::Bytes& buf, const wire::MpaFrameDecodeOptions& options,
+                                  Clock::time_point deadline) {
+  while (true) {
+    const std::size_t need = wire::MpaStartupFrameLength(buf);
+    if (buf.size() >= need) return false;
+    if (!buf.empty()) {
+      auto early = wire::DecodeMpaStartupFrame(buf, options);
+      if (!early.ok() && early.error().kind != wire::DecodeErrorKind::kTruncated) return false;
+    }
+    const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
+    if (st == targets::IoStatus::kOk) continue;
+    if (st == targets::IoStatus::kTimeout) return true;
+    EndLink(st == targets::IoStatus::kClosed  ? LinkState::kFin
+            : st == targets::IoStatus::kReset ? LinkState::kReset
+                                              : LinkState::kError,
+            transport_->last_error());
+    return false;
+  }
+}
+
 RequestOutcome Connection::ReadRequest(Clock::time_point deadline) {
   RequestOutcome out;
   wire::Bytes buf;
   const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest, wire::kMpaMaxPrivateDataLength};
-  while (true) {
-    const std::size_t need = wire::MpaStartupFrameLength(buf);
-    if (buf.size() >= need) break;
-    if (!buf.empty()) {
-      auto early = wire::DecodeMpaStartupFrame(buf, options);
-      if (!early.ok() && early.error().kind != wire::DecodeErrorKind::kTruncated) break;
-    }
-    const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
-    if (st == targets::IoStatus::kOk) continue;
-    if (st == targets::IoStatus::kTimeout)
-      out.timed_out = true;
-    else
-      EndLink(st == targets::IoStatus::kClosed  ? LinkState::kFin
-              : st == targets::IoStatus::kReset ? LinkState::kReset
-                                                : LinkState::kError,
-              transport_->last_error());
-    break;
-  }
+  out.timed_out = ReadStartupFrame(buf, options, deadline);
   responder_role_ = true;
   // The target's stream starts with its Request; its FPDUs follow.
   reply_octets_ = buf.size();

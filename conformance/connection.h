@@ -135,6 +135,7 @@ class Connection {
   void OnFpdu(const wire::MpaFpdu& f);
   void Flood(std::string why);
   void EndLink(LinkState state, const std::string& detail);
+  bool ReadStartupFrame(wire::Bytes& buf, const wire::MpaFrameDecodeOptions& options, Clock::time_point deadline);
   uint64_t rx_offset() const { return reply_octets_ + rx_consumed_; }
 
   std::unique_ptr<targets::Transport> transport_;
