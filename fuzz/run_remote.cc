@@ -120,8 +120,9 @@ class RemoteRun {
   OracleResult RunOne(const proto::FuzzSession& s0);
   bool SearchRound(uint64_t round);
   void OnNoAnswer(const Finding& f);
-  void Record(const proto::FuzzSession& s, const std::vector<Finding>& findings);
-  void RecordAlso(SearchResult::Found found);
+  // `seen_at`: the run's session count when the session ran.
+  void Record(const proto::FuzzSession& s, const std::vector<Finding>& findings, long seen_at);
+  void RecordAlso(SearchResult::Found found, long before);
   void WriteStats() const;
   void WriteSummary() const;
   void MaybeStatus();
@@ -261,7 +262,7 @@ void RemoteRun::OnNoAnswer(const Finding& f) {
 // A new finding: its input, script and (replayed) verdict; a known one is
 // counted, and replayed again (its input replacing the first) while the
 // finding is flaky, at most three times.
-void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& findings) {
+void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& findings, long seen_at) {
   const Finding& f = findings.front();
   const std::string sig = FindingSignature(f);
   RunFinding& rf = result_.findings[sig];
@@ -270,7 +271,7 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
     rf.signature = sig;
     rf.first = f;
     rf.first_seen_s = Elapsed();
-    rf.first_seen_sessions = result_.sessions;
+    rf.first_seen_sessions = seen_at;
   }
   const std::string slug = f.oracle + "-" + ShortHash(sig);
   rf.dir = (fs::path(o_.out_dir) / "findings" / slug).string();
@@ -316,10 +317,14 @@ bool RemoteRun::SearchRound(uint64_t round) {
   so.budget = o_.runs ? static_cast<int>(std::max<long>(0, *o_.runs - result_.sessions)) : 1 << 30;
   if (so.budget == 0) return false;
   SearchResult r = SearchSessions([this](const proto::FuzzSession& s) { return RunOne(s); }, so);
-  // Every session that ran counts, the rest of a finding's batch too.
+  // Every session that ran counts, the rest of a finding's batch too; each
+  // finding is first seen at its own place in the stream, not the batch's end.
+  const long before = result_.sessions;
   result_.sessions += std::max(r.sessions, r.executed);
   if (r.findings.empty()) return false;  // budget or deadline
-  for (SearchResult::Found& f : r.also) RecordAlso(std::move(f));
+  const auto record_also = [&] {
+    for (SearchResult::Found& f : r.also) RecordAlso(std::move(f), before);
+  };
   proto::FuzzSession s = r.session;
   if (profile_) s.mutable_connection()->set_profile(ToProto(*profile_));
   if (r.findings.front().oracle == "no-answer") {
@@ -330,18 +335,20 @@ bool RemoteRun::SearchRound(uint64_t round) {
       return false;
     }
     OnNoAnswer(r.findings.front());
+    record_also();
     return true;
   }
-  Record(s, r.findings);
+  Record(s, r.findings, before + r.sessions);
+  record_also();
   return !o_.stop_at_first;
 }
 
 // A later finding of the same batch: recorded like the first, except that
 // "no answer" (the target went quiet) is left to the first one to handle.
-void RemoteRun::RecordAlso(SearchResult::Found found) {
+void RemoteRun::RecordAlso(SearchResult::Found found, long before) {
   if (found.findings.front().oracle == "no-answer") return;
   if (profile_) found.session.mutable_connection()->set_profile(ToProto(*profile_));
-  Record(found.session, found.findings);
+  Record(found.session, found.findings, before + found.number);
 }
 
 // Every status_every: sessions, sessions/s, findings (hits), distinct, RSS.

@@ -62,13 +62,13 @@ void RunBatch(const SessionRun& run, const std::vector<proto::FuzzSession>& batc
 }
 
 // The first finding of a batch (at `first`) and every later one in it.
-void TakeFindings(std::vector<proto::FuzzSession>& batch, std::vector<OracleResult>& results, std::size_t first,
-                  SearchResult& result) {
+void TakeFindings(std::vector<proto::FuzzSession>& batch, std::vector<OracleResult>& results, int batch_start,
+                  std::size_t first, SearchResult& result) {
   result.findings = std::move(results[first].findings);
   result.session = std::move(batch[first]);
   for (std::size_t k = first + 1; k < batch.size(); ++k) {
     if (results[k].findings.empty()) continue;
-    result.also.push_back({std::move(batch[k]), std::move(results[k].findings)});
+    result.also.push_back({std::move(batch[k]), std::move(results[k].findings), batch_start + static_cast<int>(k) + 1});
   }
 }
 
@@ -100,7 +100,7 @@ SearchResult SearchSessions(const SessionRun& run, const SearchOptions& options)
     for (std::size_t k = 0; k < batch.size(); ++k) {
       result.sessions = i + static_cast<int>(k) + 1;
       if (!results[k].findings.empty()) {
-        TakeFindings(batch, results, k, result);
+        TakeFindings(batch, results, i, k, result);
         return result;
       }
       Keep(m, pool, std::move(batch[k]), options.pool);

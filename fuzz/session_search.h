@@ -50,6 +50,7 @@ struct SearchResult {
   struct Found {
     proto::FuzzSession session;
     std::vector<Finding> findings;
+    int number = 0;  // its place in the search's session stream, 1-based
   };
   std::vector<Found> also;
 };

@@ -121,7 +121,7 @@ TEST(FaultSearch, TheRestOfAFindingsBatchCountsAndKeepsItsFindings) {
   int calls = 0;
   const SessionRun run = [&](const proto::FuzzSession&) {
     OracleResult r;
-    if (++calls >= 3 && calls % 2 == 1)
+    if (++calls >= 11 && calls % 2 == 1)
       r.findings.push_back(Finding{"differential", 0, "call " + std::to_string(calls)});
     return r;
   };
@@ -130,12 +130,15 @@ TEST(FaultSearch, TheRestOfAFindingsBatchCountsAndKeepsItsFindings) {
   options.batch = 8;
   const SearchResult r = SearchSessions(run, options);
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].description, "call 3");
-  EXPECT_EQ(r.sessions, 3);
-  EXPECT_EQ(r.executed, 8);
-  ASSERT_EQ(r.also.size(), 2u);  // calls 5 and 7
-  EXPECT_EQ(r.also[0].findings[0].description, "call 5");
-  EXPECT_EQ(r.also[1].findings[0].description, "call 7");
+  EXPECT_EQ(r.findings[0].description, "call 11");  // in the second batch (sessions 9-16)
+  EXPECT_EQ(r.sessions, 11);
+  EXPECT_EQ(r.executed, 16);
+  ASSERT_EQ(r.also.size(), 2u);  // calls 13 and 15
+  EXPECT_EQ(r.also[0].findings[0].description, "call 13");
+  EXPECT_EQ(r.also[1].findings[0].description, "call 15");
+  // Each is placed where it ran in the stream, not at the batch's end.
+  EXPECT_EQ(r.also[0].number, 13);
+  EXPECT_EQ(r.also[1].number, 15);
 }
 
 TEST(FaultSearch, FaultFreeReferenceHasNoFinding) {
