@@ -194,7 +194,30 @@ const std::vector<FaultInfo>& AllFaults() { return kFaults; }
 
 const FaultInfo& InfoFor(Fault fault) { return kFaults.at(static_cast<std::size_t>(fault)); }
 
-bool InitiatorRoleOnly(Fault fault) { return fault >= Fault::kSendsBeforeReply && fault <= Fault::kNoRtrTerminate; }
+FaultNeeds NeedsOf(Fault fault) {
+  using enum Fault;
+  if (fault >= kSendsBeforeReply && fault <= kNoRtrTerminate) return FaultNeeds::kInitiatorRole;
+  switch (fault) {
+    case kIgnoreOrd:
+    case kSplitWriteOverMulpdu:
+    case kSendInvalidateWrongStag:
+    case kReuseSendMsn:
+    case kAcceptUnsolicitedReadResponse:  // acts once a Read of the target's completed
+    case kCompleteShortReadResponse:
+    case kIgnoreAtomicResponseId:
+    case kAcceptAtomicResponseOnAnyQueue:
+    case kSettleInFlightAsCompleted:
+    case kFlushRequestOnQn0:
+    case kVerifyRequestOnQn0:
+    case kAtomicWriteLength16:
+      return FaultNeeds::kCommands;
+    case kStagAcrossConnections:
+    case kTerminateTearsDownOthers:
+      return FaultNeeds::kConcurrentConnections;
+    default:
+      return FaultNeeds::kNothing;
+  }
+}
 
 std::optional<Fault> FindFault(std::string_view name) {
   for (const FaultInfo& f : kFaults) {

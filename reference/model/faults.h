@@ -111,11 +111,17 @@ struct FaultInfo {
 // Every fault, in enum order (`rdmapct --list-faults`).
 const std::vector<FaultInfo>& AllFaults();
 const FaultInfo& InfoFor(Fault fault);
-// Faults of the reference target as MPA Initiator (docs/target-convention.md
-// §10): they act only on connections the target opens, which the
-// conformance listen cases drive and the fuzzer (the target as Responder)
-// never does.
-bool InitiatorRoleOnly(Fault fault);
+// What a fault needs before it can show. A fuzz session drives the target
+// as MPA Responder on one connection and sends no Command Records; faults
+// that need more are proved caught by the conformance fault matrix instead:
+//   kInitiatorRole          it acts only on connections the target opens as
+//                           MPA Initiator (docs/target-convention.md §10);
+//   kCommands               it acts only when the target's ULP posts
+//                           operations (test-ULP 1.1 Command Records, §7);
+//   kConcurrentConnections  it shows only across two connections open at
+//                           once (§11).
+enum class FaultNeeds : uint8_t { kNothing, kInitiatorRole, kCommands, kConcurrentConnections };
+FaultNeeds NeedsOf(Fault fault);
 std::optional<Fault> FindFault(std::string_view name);
 
 class FaultSet {

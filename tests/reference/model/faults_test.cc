@@ -32,6 +32,19 @@ TEST(FaultCatalogue, NamesDescriptionsAndIds) {
   EXPECT_FALSE(FindFault("no-such-fault"));
 }
 
+TEST(FaultCatalogue, WhatEachFaultNeedsBeforeItShows) {
+  EXPECT_EQ(NeedsOf(Fault::kSkipBoundsCheck), FaultNeeds::kNothing);
+  EXPECT_EQ(NeedsOf(Fault::kSendsBeforeReply), FaultNeeds::kInitiatorRole);
+  EXPECT_EQ(NeedsOf(Fault::kNoRtrTerminate), FaultNeeds::kInitiatorRole);
+  EXPECT_EQ(NeedsOf(Fault::kIgnoreOrd), FaultNeeds::kCommands);
+  EXPECT_EQ(NeedsOf(Fault::kAtomicWriteLength16), FaultNeeds::kCommands);
+  EXPECT_EQ(NeedsOf(Fault::kStagAcrossConnections), FaultNeeds::kConcurrentConnections);
+  // The requester faults a Responder-side session can still trigger (a Read
+  // Response or an MPA exchange from the suite shows them).
+  EXPECT_EQ(NeedsOf(Fault::kReadResponseSkipBounds), FaultNeeds::kNothing);
+  EXPECT_EQ(NeedsOf(Fault::kReplyEchoesRequestRes), FaultNeeds::kNothing);
+}
+
 TEST(FaultCatalogue, AddByNames) {
   FaultSet s;
   EXPECT_FALSE(s.AddByNames("skip-bounds-check,ignore-ird"));
