@@ -1,6 +1,6 @@
 // `rdmapct fuzz --target tcp://` against `rdmapct serve`, in-process: the
 // reference target served on loopback TCP on a thread of its own
-// (bench/serve_thread.h) and the remote session fuzzer
+// (targets/serve_thread.h) and the remote session fuzzer
 // (fuzz/session_remote.h) driving the mutation search against it, the
 // commit profile, fault-free (a finding is an error).
 //
@@ -18,9 +18,9 @@
 #include <memory>
 #include <string>
 
-#include "bench/serve_thread.h"
 #include "fuzz/session_remote.h"
 #include "fuzz/session_search.h"
+#include "targets/serve_thread.h"
 #include "targets/tcp.h"
 
 namespace {
@@ -65,7 +65,7 @@ void BM_LiveFuzz(benchmark::State& state, bool fence) {
   targets::ReferenceTargetConfig config;
   config.profile = wire::Profile::kCommit;
   std::string error;
-  bench::ServeThread serve(config, error);
+  targets::ServeThread serve(config, error);
   if (!serve.ok()) {
     state.SkipWithError(error.c_str());
     return;

@@ -26,18 +26,18 @@
 #include <thread>
 #include <vector>
 
-#include "bench/serve_thread.h"
 #include "conformance/case_loader.h"
 #include "conformance/runner.h"
 #include "targets/load_generator.h"
 #include "targets/reference_target.h"
+#include "targets/serve_thread.h"
 #include "targets/tcp.h"
 #include "targets/tcp_server.h"
 
 namespace {
 
 using namespace rdmapct;  // NOLINT
-using bench::ServeThread;
+using targets::ServeThread;
 
 const conformance::CaseLoad& Cases() {
   static const conformance::CaseLoad load = conformance::LoadCases();

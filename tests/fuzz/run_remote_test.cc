@@ -14,6 +14,7 @@
 #include "fuzz/campaign.h"
 #include "targets/reference_target.h"
 #include "targets/tcp_server.h"
+#include "tests/targets/served_test_util.h"
 
 namespace rdmapct::fuzz {
 namespace {
@@ -111,28 +112,16 @@ TEST(RunRemote, AFindingThatDoesNotReproduceIsFlakyAndNotCounted) {
 }
 
 // A served reference target (what `rdmapct serve` runs) of one profile.
-class Served {
+class Served : public targets::testing::Served {
  public:
-  explicit Served(wire::Profile profile) {
-    targets::ReferenceTargetConfig config;
-    config.profile = profile;
-    targets::TcpServerOptions options;
-    options.listen = "127.0.0.1:0";
-    std::string error;
-    server_ = targets::TcpServer::Create(std::make_shared<targets::ReferenceTarget>(config), options, {}, error);
-    EXPECT_NE(server_, nullptr) << error;
-    if (server_) thread_ = std::thread([this] { server_->Run(); });
-  }
-  ~Served() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
-  std::string Uri() const { return "tcp://" + server_->address(); }
+  explicit Served(wire::Profile profile) : targets::testing::Served(Config(profile)) {}
 
  private:
-  std::unique_ptr<targets::TcpServer> server_;
-  std::thread thread_;
+  static targets::ReferenceTargetConfig Config(wire::Profile profile) {
+    targets::ReferenceTargetConfig config;
+    config.profile = profile;
+    return config;
+  }
 };
 
 // Issue 17: without --profile, sessions of every profile went to an rfc5040

@@ -14,38 +14,23 @@
 #include "targets/tcp.h"
 #include "targets/tcp_server.h"
 #include "tests/fuzz/fault_test_name.h"
+#include "tests/targets/served_test_util.h"
 
 namespace rdmapct::fuzz {
 namespace {
 
-class Served {
+// The commit-profile reference target with `faults`, served over TCP.
+class Served : public targets::testing::Served {
  public:
-  explicit Served(const model::FaultSet& faults) {
+  explicit Served(const model::FaultSet& faults) : targets::testing::Served(Config(faults)) {}
+
+ private:
+  static targets::ReferenceTargetConfig Config(const model::FaultSet& faults) {
     targets::ReferenceTargetConfig config;
     config.profile = wire::Profile::kCommit;
     config.faults = faults;
-    targets::TcpServerOptions options;
-    options.listen = "127.0.0.1:0";
-    std::string error;
-    server_ = targets::TcpServer::Create(std::make_shared<targets::ReferenceTarget>(config), options, {}, error);
-    EXPECT_NE(server_, nullptr) << error;
-    if (server_) thread_ = std::thread([this] { server_->Run(); });
+    return config;
   }
-  ~Served() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
-  std::unique_ptr<targets::TcpConnector> Connector() {
-    std::string error;
-    auto c = targets::TcpConnector::Create(server_->address(), {}, error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-
- private:
-  std::unique_ptr<targets::TcpServer> server_;
-  std::thread thread_;
 };
 
 RemoteOptions Quick() {

@@ -26,46 +26,17 @@
 #include "targets/reference_target.h"
 #include "targets/tcp.h"
 #include "targets/tcp_server.h"
+#include "tests/targets/served_test_util.h"
 
 namespace rdmapct::targets {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::HasSubstr;
+using ::testing::HasSubstr;
 
 // `rdmapct serve --listen 127.0.0.1:0` on a thread; Stop() joins it, after
 // which stats() may be read.
-class Serve {
- public:
-  explicit Serve(const ReferenceTargetConfig& config) {
-    target_ = std::make_shared<ReferenceTarget>(config);
-    TcpServerOptions options;
-    options.listen = "127.0.0.1:0";
-    std::string error;
-    server_ = TcpServer::Create(target_, options, {}, error);
-    EXPECT_NE(server_, nullptr) << error;
-    if (server_) thread_ = std::thread([this] { server_->Run(); });
-  }
-  ~Serve() { Stop(); }
-  void Stop() {
-    if (!thread_.joinable()) return;
-    server_->Stop();
-    thread_.join();
-  }
-  std::unique_ptr<TcpConnector> Connector() {
-    std::string error;
-    auto c = TcpConnector::Create(server_->address(), {}, error);
-    EXPECT_NE(c, nullptr) << error;
-    return c;
-  }
-  const TcpServerStats& stats() const { return server_->stats(); }
-  ReferenceTarget& target() { return *target_; }
-
- private:
-  std::shared_ptr<ReferenceTarget> target_;
-  std::unique_ptr<TcpServer> server_;
-  std::thread thread_;
-};
+using Serve = testing::Served;
 
 // `serve --crc optional`: C in the Reply is 0, the Request decides.
 ReferenceTargetConfig CrcOptional() {
