@@ -43,6 +43,10 @@ class StoppableTransport : public targets::Transport {
     return Abandoned() ? targets::IoStatus::kError : inner_->Write(bytes);
   }
   targets::IoStatus Read(wire::Bytes& out, std::size_t max_bytes, std::chrono::milliseconds timeout) override {
+    // Polling a transport that answers at once would spin until the
+    // deadline, turning the in-process reference's free waits into busy ones.
+    if (!inner_->WaitsInWallTime())
+      return Abandoned() ? targets::IoStatus::kError : inner_->Read(out, max_bytes, timeout);
     const auto until = std::chrono::steady_clock::now() + timeout;
     while (true) {
       if (Abandoned()) return targets::IoStatus::kError;
@@ -58,6 +62,9 @@ class StoppableTransport : public targets::Transport {
     return Abandoned() ? "abandoned: the run was interrupted" : inner_->last_error();
   }
   std::string peer() const override { return inner_->peer(); }
+  bool WaitsInWallTime() const override { return inner_->WaitsInWallTime(); }
+  // decisions D-G14: the suite sizes its FPDUs by the connection's EMSS.
+  std::optional<std::size_t> EffectiveMss() const override { return inner_->EffectiveMss(); }
 
  private:
   bool Abandoned() const { return stop_.load() >= kStopAbandon; }
@@ -103,6 +110,23 @@ CaseResult NotRun(const LoadedCase& c, const std::string& why) {
   return r;
 }
 
+// The order cases start in. With one job, the catalogue's. With more, the
+// cases that need the target to themselves (NeedsExclusiveTarget) first, one
+// at a time, then the rest in parallel: scattered among the others, each
+// exclusive case would wait for every case in flight to end (the longest
+// wait a case makes, up to a second) and hold a worker while it waits, so a
+// run of 16 jobs over TCP took 6.5 s for 10.8 s of case time. Verdicts do not
+// depend on the order: a case shares nothing with the cases before it but
+// the target, and those that need its history run exclusively.
+std::vector<std::size_t> RunOrder(const std::vector<const LoadedCase*>& cases, int jobs) {
+  std::vector<std::size_t> order(cases.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (jobs <= 1) return order;
+  std::stable_partition(order.begin(), order.end(),
+                        [&](std::size_t i) { return NeedsExclusiveTarget(cases[i]->proto); });
+  return order;
+}
+
 // Shared state of one run's workers.
 class Pool {
  public:
@@ -113,7 +137,8 @@ class Pool {
         connector_(connector),
         on_case_(on_case),
         results_(cases.size()),
-        abandoned_(cases.size(), false) {}
+        abandoned_(cases.size(), false),
+        order_(RunOrder(cases, options.jobs)) {}
 
   void Run(RunResult& out) {
     const int jobs = std::clamp<int>(options_.jobs, 1, std::max<int>(1, static_cast<int>(cases_.size())));
@@ -143,8 +168,9 @@ class Pool {
  private:
   void Work() {
     while (true) {
-      const std::size_t i = next_.fetch_add(1);
-      if (i >= cases_.size() || stopped_ || Interrupted()) return;
+      const std::size_t k = next_.fetch_add(1);
+      if (k >= order_.size() || stopped_ || Interrupted()) return;
+      const std::size_t i = order_[k];
       CaseRun run;
       {
         // Keep Memory and outcome cases need "the previous
@@ -200,6 +226,7 @@ class Pool {
   const CaseCallback& on_case_;
   std::vector<std::optional<CaseRun>> results_;
   std::vector<bool> abandoned_;
+  std::vector<std::size_t> order_;  // RunOrder: the cases' indices in the order they start
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> stopped_{false};
   std::string stop_reason_;

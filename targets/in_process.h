@@ -34,6 +34,7 @@ class InProcessTransport : public Transport {
   // kOk: the target consumed the octets. kTimeout: the backlog is full.
   // kClosed: both sides closed. kError: after ShutdownWrite() or Abort().
   IoStatus Write(wire::ByteSpan bytes) override;
+  bool WaitsInWallTime() const override { return false; }
   // kOk with queued octets; kClosed once the target closed its side and the
   // queue is drained; kTimeout otherwise (immediately, see above; an
   // Initiator waiting for its Reply gives up, closing, when its timer falls

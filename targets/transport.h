@@ -55,6 +55,11 @@ class Transport {
   // it (1448 on Ethernet or loopback with timestamps, not 1460). nullopt
   // where there is no TCP (in-process): the suite then assumes its default.
   virtual std::optional<std::size_t> EffectiveMss() const { return std::nullopt; }
+  // False for a transport whose Read never waits in wall time (the in-process
+  // reference: the target acts only on what it is given, so a timeout is
+  // known at once). A wrapper that reads in slices passes such a
+  // transport the whole timeout instead of polling it until the clock ends.
+  virtual bool WaitsInWallTime() const { return true; }
 };
 
 // Opens a fresh connection to a target (one per conformance case).

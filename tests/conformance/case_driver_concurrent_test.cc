@@ -36,7 +36,7 @@ CaseRun RunInline(const std::string& body, targets::ReferenceTargetConfig config
 // Each connection keeps its own MSNs, Event sequence and region map: both
 // first Sends are MSN 1 and their events sequence 1; each side's own Write
 // reads back through that side.
-TEST(SessionConcurrentTest, TwoConnectionsKeepTheirOwnState) {
+TEST(CaseDriverConcurrentTest, TwoConnectionsKeepTheirOwnState) {
   const CaseRun run = RunInline(R"pb(
     needs { region { role: RW } concurrent_connections: true }
     step { connect {} }
@@ -54,7 +54,7 @@ TEST(SessionConcurrentTest, TwoConnectionsKeepTheirOwnState) {
   EXPECT_EQ(run.result.steps.at(1).notes.back(), "on connection B");
 }
 
-TEST(SessionConcurrentTest, TargetWithoutTheFlagIsSkippedNamingIt) {
+TEST(CaseDriverConcurrentTest, TargetWithoutTheFlagIsSkippedNamingIt) {
   targets::ReferenceTargetConfig config;
   config.concurrent_connections = false;
   const CaseRun run = RunInline(R"pb(
@@ -67,7 +67,7 @@ TEST(SessionConcurrentTest, TargetWithoutTheFlagIsSkippedNamingIt) {
   EXPECT_NE(run.result.reason.find("concurrent connections (flag 0x0040)"), std::string::npos) << run.result.reason;
 }
 
-TEST(SessionConcurrentTest, ThirdConnectionIsACaseError) {
+TEST(CaseDriverConcurrentTest, ThirdConnectionIsACaseError) {
   const CaseRun run = RunInline(R"pb(
     step { connect {} }
     step { connection: 2 connect {} }

@@ -37,7 +37,7 @@ CaseRun RunInline(const std::string& body, targets::ReferenceTargetConfig config
   return RunCase(load.cases.at(0), connector, CaseDriverOptions{});
 }
 
-TEST(SessionFeaturesTest, Rfc6581SendRtrMarkersEventsAndReads) {
+TEST(CaseDriverFeaturesTest, Rfc6581SendRtrMarkersEventsAndReads) {
   const CaseRun run = RunInline(R"pb(
     needs { region { role: RW min_length: 8192 } receive_buffers: 2 }
     step { connect { request_markers: true rfc6581 { peer_to_peer: true rtr: RTR_SEND } } }
@@ -57,7 +57,7 @@ TEST(SessionFeaturesTest, Rfc6581SendRtrMarkersEventsAndReads) {
   if (std::getenv("RDMAPCT_EXPLAIN")) std::printf("%s", Explain(run.result).c_str());
 }
 
-TEST(SessionFeaturesTest, ReadAndWriteRtrAreAbsorbed) {
+TEST(CaseDriverFeaturesTest, ReadAndWriteRtrAreAbsorbed) {
   for (const char* rtr : {"RTR_READ", "RTR_WRITE"}) {
     const CaseRun run = RunInline(std::string(R"pb(
       needs { region { role: RW } }
@@ -72,7 +72,7 @@ TEST(SessionFeaturesTest, ReadAndWriteRtrAreAbsorbed) {
 }
 
 // decisions D-G10: a bad CRC earns a Terminate 0x2/0x0/0x02 or a silent drop.
-TEST(SessionFeaturesTest, AnyOfTakesTheFirstMatchingAlternative) {
+TEST(CaseDriverFeaturesTest, AnyOfTakesTheFirstMatchingAlternative) {
   const CaseRun run = RunInline(R"pb(
     step { send { message { type: SEND payload { text: "x" } } framing { corrupt_crc: true } } }
     step { expect { any_of {
@@ -95,7 +95,7 @@ TEST(SessionFeaturesTest, AnyOfTakesTheFirstMatchingAlternative) {
       << none.result.reason;
 }
 
-TEST(SessionFeaturesTest, KeepMemoryCarriesWritesToTheNextConnection) {
+TEST(CaseDriverFeaturesTest, KeepMemoryCarriesWritesToTheNextConnection) {
   const CaseRun run = RunInline(R"pb(
     needs { region { role: WO min_length: 1024 } region { role: RW } keep_memory: true }
     step { send { label: "w" message { type: RDMA_WRITE remote { region: WO offset: 100 }
@@ -114,7 +114,7 @@ TEST(SessionFeaturesTest, KeepMemoryCarriesWritesToTheNextConnection) {
   EXPECT_EQ(connections, 3u);
 }
 
-TEST(SessionFeaturesTest, TcpWriteSplitsAndHeldSends) {
+TEST(CaseDriverFeaturesTest, TcpWriteSplitsAndHeldSends) {
   const CaseRun run = RunInline(R"pb(
     needs { region { role: RW } }
     step { send { label: "a" message { type: SEND payload { text: "hello" } } tcp { write_size: 1 write_size: 3 hold: true } } }
@@ -127,7 +127,7 @@ TEST(SessionFeaturesTest, TcpWriteSplitsAndHeldSends) {
 
 // A wrong expectation in a case is reported against the target's actual
 // behaviour, naming the field: the matcher is the case's, not the model's.
-TEST(SessionFeaturesTest, MismatchesNameTheField) {
+TEST(CaseDriverFeaturesTest, MismatchesNameTheField) {
   const CaseRun run = RunInline(R"pb(
     needs { region { role: RW } }
     step { send { message { type: RDMA_READ_REQUEST remote { region: RW } length: 10 } } }
@@ -140,7 +140,7 @@ TEST(SessionFeaturesTest, MismatchesNameTheField) {
 // Issue 15: a tolerated accept-set member (the RFC names the preferred
 // code) is a warning that says so, never a silent pass; an accepted
 // alternative passes with a note.
-TEST(SessionFeaturesTest, ToleratedTerminateCodeWarnsAcceptedAlternativePasses) {
+TEST(CaseDriverFeaturesTest, ToleratedTerminateCodeWarnsAcceptedAlternativePasses) {
   const std::string body = R"pb(
     needs { region { role: DEREGISTERED } }
     step { send { label: "w" message { type: RDMA_WRITE remote { region: DEREGISTERED } payload { text: "x" } } } }
@@ -161,7 +161,7 @@ TEST(SessionFeaturesTest, ToleratedTerminateCodeWarnsAcceptedAlternativePasses) 
 }
 
 // Issue 15: any_of may offer several MPA Replies (the Rev 0 case).
-TEST(SessionFeaturesTest, AnyOfMpaRepliesAndACloseInsteadOfAReply) {
+TEST(CaseDriverFeaturesTest, AnyOfMpaRepliesAndACloseInsteadOfAReply) {
   const CaseRun run = RunInline(R"pb(
     step { connect { revision: 0 crc: true request_markers: true } }
     step { expect { any_of { alternative { mpa_reply { accepted: true revision: 0 markers: true crc: true } }

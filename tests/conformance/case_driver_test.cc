@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "conformance/case_loader.h"
@@ -147,7 +149,7 @@ CaseDriverOptions FastOptions() {
   return o;
 }
 
-TEST(SessionTest, SilentTargetIsAnErrorWithinTheTimeout) {
+TEST(CaseDriverTest, SilentTargetIsAnErrorWithinTheTimeout) {
   ScriptedConnector connector([] { return Script{}; });
   const auto t0 = std::chrono::steady_clock::now();
   const CaseRun run = RunCase(Case(kWriteThenTerminate), connector, FastOptions());
@@ -159,7 +161,7 @@ TEST(SessionTest, SilentTargetIsAnErrorWithinTheTimeout) {
   EXPECT_EQ(run.result.frames[0].kind, FrameKind::kMpaRequest);
 }
 
-TEST(SessionTest, GarbageInsteadOfAReplyIsAnError) {
+TEST(CaseDriverTest, GarbageInsteadOfAReplyIsAnError) {
   const std::string http = "HTTP/1.1 400 Bad Request\r\n\r\n";
   ScriptedConnector connector([&] { return Replying(wire::Bytes(http.begin(), http.end())); });
   const CaseRun run = RunCase(Case(kWriteThenTerminate), connector, FastOptions());
@@ -171,7 +173,7 @@ TEST(SessionTest, GarbageInsteadOfAReplyIsAnError) {
 }
 
 // After a good Reply, octets that are no FPDU fail the waiting expectation.
-TEST(SessionTest, GarbageFpdusFailTheExpectation) {
+TEST(CaseDriverTest, GarbageFpdusFailTheExpectation) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] {
     return Replying(reply, [](wire::Bytes& out, bool&) {
@@ -187,7 +189,7 @@ TEST(SessionTest, GarbageFpdusFailTheExpectation) {
 
 // Event Records without end while the suite waits for a Terminate: the
 // queue bound ends the wait as an error, long before the 5 s timeout.
-TEST(SessionTest, EventFloodIsBounded) {
+TEST(CaseDriverTest, EventFloodIsBounded) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] {
     auto msn = std::make_shared<uint32_t>(1);
@@ -218,7 +220,7 @@ TEST(SessionTest, EventFloodIsBounded) {
 
 // Event Records without end while the case waits in silence (events
 // allowed): the per-connection octet bound stops reading.
-TEST(SessionTest, OctetFloodIsBounded) {
+TEST(CaseDriverTest, OctetFloodIsBounded) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] {
     Script s = Replying(reply);
@@ -246,7 +248,7 @@ TEST(SessionTest, OctetFloodIsBounded) {
 
 // Octets that are no FPDU, without end: the waiting expectation fails at
 // the first undecodable octet (later octets are only counted, never kept).
-TEST(SessionTest, GarbageFloodIsBounded) {
+TEST(CaseDriverTest, GarbageFloodIsBounded) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] {
     Script s = Replying(reply);
@@ -260,7 +262,7 @@ TEST(SessionTest, GarbageFloodIsBounded) {
   EXPECT_TRUE(Contains(run.result.reason, "no valid FPDU")) << run.result.reason;
 }
 
-TEST(SessionTest, CaseBudgetBoundsEveryWait) {
+TEST(CaseDriverTest, CaseBudgetBoundsEveryWait) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] { return Replying(reply); });
   CaseDriverOptions options = FastOptions();
@@ -272,7 +274,7 @@ TEST(SessionTest, CaseBudgetBoundsEveryWait) {
   EXPECT_TRUE(Contains(run.result.reason, "exceeded its time budget of 300 ms")) << run.result.reason;
 }
 
-TEST(SessionTest, MissingCapabilityAndMissingAdvertisementSkip) {
+TEST(CaseDriverTest, MissingCapabilityAndMissingAdvertisementSkip) {
   const wire::Bytes reply = ReplyOctets(AdvertisementOctets(TestAdvertisement()));
   ScriptedConnector connector([&] { return Replying(reply); });
   CaseRun run = RunCase(Case(R"pb(needs { region { role: RO min_length: 64 } ird: 8 }
@@ -287,7 +289,7 @@ TEST(SessionTest, MissingCapabilityAndMissingAdvertisementSkip) {
   EXPECT_TRUE(Contains(run.result.reason, "Advertisement")) << run.result.reason;
 }
 
-TEST(SessionTest, MalformedAdvertisementIsAConventionError) {
+TEST(CaseDriverTest, MalformedAdvertisementIsAConventionError) {
   wire::Bytes pd = AdvertisementOctets(TestAdvertisement());
   pd[6] = 0x80;  // a reserved Flags bit
   ScriptedConnector connector([&] { return Replying(ReplyOctets(pd)); });
@@ -298,7 +300,7 @@ TEST(SessionTest, MalformedAdvertisementIsAConventionError) {
   EXPECT_FALSE(run.abort_run);
 }
 
-TEST(SessionTest, RejectIsAnErrorForTheDefaultRequestAndASkipForAnOption) {
+TEST(CaseDriverTest, RejectIsAnErrorForTheDefaultRequestAndASkipForAnOption) {
   ScriptedConnector connector([&] { return Replying(ReplyOctets({}, true)); });
   CaseRun run = RunCase(Case(kWriteThenTerminate), connector, FastOptions());
   EXPECT_EQ(run.result.verdict, Verdict::kError);
@@ -333,6 +335,64 @@ TEST(RunnerTest, StopsAfterConsecutiveConnectionFailures) {
   run = RunCases(selected, options, dead);
   EXPECT_FALSE(run.aborted);
   EXPECT_EQ(dead.connects, 3 + 6);
+}
+
+// A transport whose connection reports a small TCP MSS (as a TCP transport
+// reports TCP_MAXSEG), over the in-process reference.
+class SmallMssTransport : public targets::Transport {
+ public:
+  explicit SmallMssTransport(std::unique_ptr<targets::Transport> inner) : inner_(std::move(inner)) {}
+  targets::IoStatus Write(wire::ByteSpan b) override { return inner_->Write(b); }
+  targets::IoStatus Read(wire::Bytes& out, std::size_t max, std::chrono::milliseconds t) override {
+    return inner_->Read(out, max, t);
+  }
+  void ShutdownWrite() override { inner_->ShutdownWrite(); }
+  void Abort() override { inner_->Abort(); }
+  std::string last_error() const override { return inner_->last_error(); }
+  std::string peer() const override { return inner_->peer(); }
+  std::optional<std::size_t> EffectiveMss() const override { return 536; }
+  bool WaitsInWallTime() const override { return inner_->WaitsInWallTime(); }
+
+ private:
+  std::unique_ptr<targets::Transport> inner_;
+};
+
+class SmallMssConnector : public targets::TargetConnector {
+ public:
+  std::unique_ptr<targets::Transport> Connect(std::chrono::milliseconds t, std::string& error) override {
+    auto inner = inner_.Connect(t, error);
+    return inner ? std::make_unique<SmallMssTransport>(std::move(inner)) : nullptr;
+  }
+  std::string Describe() const override { return "in-process reference, MSS 536"; }
+
+ private:
+  targets::InProcessConnector inner_{std::make_shared<targets::ReferenceTarget>()};
+};
+
+// decisions D-G14: the suite's FPDUs follow the connection's EMSS, also in a
+// run that can be interrupted (the CLI's: RunOptions::stop wraps every
+// transport), which once hid the EMSS behind its wrapper.
+TEST(RunnerTest, TheSuitesFpdusFollowTheConnectionsMssInAStoppableRun) {
+  const LoadedCase c = Case(R"pb(
+    needs { region { role: RW min_length: 4096 } }
+    step { send { message { type: RDMA_WRITE remote { region: RW } payload { fill { length: 3000 } } } } }
+    step { expect { timeout_ms: 300 nothing {} } }
+  )pb");
+  SmallMssConnector connector;
+  std::atomic<int> stop{0};
+  RunOptions options;
+  options.driver = FastOptions();
+  options.stop = &stop;
+  const RunResult run = RunCases({&c}, options, connector);
+  ASSERT_EQ(run.cases.size(), 1u);
+  EXPECT_EQ(run.cases[0].verdict, Verdict::kPass) << run.cases[0].reason;
+  int fpdus = 0;
+  for (const FrameRecord& f : run.cases[0].frames) {
+    if (f.direction != Direction::kToTarget || f.kind != FrameKind::kFpdu) continue;
+    ++fpdus;
+    EXPECT_LE(f.raw.size(), 536u) << f.summary;
+  }
+  EXPECT_GE(fpdus, 6);  // 3000 octets at a MULPDU under 536 (and the RTR-free start)
 }
 
 TEST(RunnerTest, UnknownConventionMajorVersionStopsTheRun) {
