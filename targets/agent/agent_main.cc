@@ -387,7 +387,8 @@ void Usage() {
   std::fprintf(stderr,
                "usage: rdmapct-agent [--bind ADDR] [--port N] [--buffers N] [--buffer-size N]\n"
                "                     [--min-ird N] [--claim-rfc7306] [--zero-based] [--shared-pd]\n"
-               "                     [--no-commands] [--connect HOST:PORT] [--verbose]\n"
+               "                     [--no-commands] [--connect HOST:PORT] [--reconnect-after S]\n"
+               "                     [--verbose]\n"
                "Serves the rdmapct test-ULP convention 1.2 over rdma_cm (iWARP) on ADDR:N\n"
                "(default 0.0.0.0:19540): several connections at once, each in a protection\n"
                "domain with memory of its own (flag 0x0040), and Command Records (flag 0x0020:\n"
@@ -400,6 +401,9 @@ void Usage() {
                "                 again after each connection; a Connect Directive sets the next\n"
                "                 Request's IRD/ORD and Keep Memory (CRC, Markers, MPA revision,\n"
                "                 peer-to-peer and RTR are the stack's to choose)\n"
+               "  --reconnect-after S  connect again once the current outgoing connection has been\n"
+               "                 established S seconds (default 3), without closing it: a stack may\n"
+               "                 never report that the suite closed it (0: wait for its end)\n"
                "See targets/agent/README.md.\n");
 }
 
@@ -432,6 +436,8 @@ int ParseArgs(Agent& a, int argc, char** argv) {
       a.opts.agent.pd_per_connection = false;
     else if (arg == "--connect")
       a.opts.connect = next();
+    else if (arg == "--reconnect-after")
+      a.opts.reconnect_after = std::chrono::milliseconds(static_cast<int64_t>(std::atof(next()) * 1000));
     else if (arg == "--no-commands")
       a.opts.agent.commands = false;
     else if (arg == "--verbose" || arg == "-v")
@@ -480,7 +486,7 @@ int Listen(Agent& a) {
 void RunLoop(Agent& a) {
   const bool connect_out = !a.opts.connect.empty();
   while (!g_stop) {
-    if (connect_out && !a.outgoing && std::chrono::steady_clock::now() >= a.reconnect_at) StartConnect(a);
+    if (connect_out) MaybeConnect(a);
     std::vector<pollfd> fds;
     fds.push_back({a.cm->fd, POLLIN, 0});
     std::vector<ibv_context*> ctxs;
