@@ -91,6 +91,7 @@ bool SendRequest(Agent& a, Conn& c) {
   cp.ird = plan.offer.ird;
   cp.ord = plan.offer.ord;
   cp.connection_serial = c.serial;
+  cp.previous = a.previous_outcome;
   if (c.supported) {
     cp.commands = a.previous_commands;
     cp.commands->supported = c.supported;

@@ -40,6 +40,7 @@ void Destroy(Agent& a, Conn* c) {
     if (c->mem == &c->own_mem) a.mem = std::move(c->own_mem);
     c->cmds.Settle();
     a.previous_commands = c->cmds.counts();
+    a.previous_outcome = rdmapct::agent::OutcomeOf(c->serial, c->events);
   }
   LOG("connection %u: closed (%u event records, %u completion errors; commands %u completed, %u failed, %u flushed)",
       c->serial, c->events.events_sent(), c->events.completion_errors(), c->cmds.counts().completed,
@@ -214,6 +215,7 @@ void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
   cp.ird = io.ird;
   cp.ord = io.ord;
   cp.connection_serial = c.serial;
+  cp.previous = a.previous_outcome;
   if (c.supported) {
     cp.commands = a.previous_commands;
     cp.commands->supported = c.supported;

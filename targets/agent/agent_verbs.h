@@ -118,6 +118,7 @@ struct Agent {
   MemoryObjects mem;  // --shared-pd: every connection's; else what the last finished connection left (Keep Memory)
   std::map<ibv_context*, SharedPds> shared_pds;          // --shared-pd
   rdmapct::wire::CommandCapabilities previous_commands;  // counts of the last finished connection
+  rdmapct::wire::PreviousOutcome previous_outcome;       // how the last finished connection ended (§3.4)
   rdma_event_channel* cm = nullptr;
   rdma_cm_id* listener = nullptr;
   uint32_t serial = 0;
