@@ -3,7 +3,9 @@
 // connection at a time, its Advertisement as the Request's Private Data;
 // after the Reply it sends the client-server hello (a zero-length RDMA
 // Write to STag 0, TO 0); when the connection ends it connects again within
-// a second. A rejecting Reply carrying a Connect Directive shapes the next
+// a second. A connection established longer than --reconnect-after stops
+// holding up the next one: a stack may never report that the suite closed
+// it. A rejecting Reply carrying a Connect Directive shapes the next
 // Request as far as rdma_cm lets a ULP (IRD/ORD, Keep Memory).
 #include <netdb.h>
 
@@ -89,6 +91,7 @@ bool SendRequest(Agent& a, Conn& c) {
   cp.ird = plan.offer.ird;
   cp.ord = plan.offer.ord;
   cp.connection_serial = c.serial;
+  cp.previous = a.previous_outcome;
   if (c.supported) {
     cp.commands = a.previous_commands;
     cp.commands->supported = c.supported;
@@ -148,6 +151,7 @@ bool OnOutgoingCmEvent(Agent& a, rdma_cm_event* ev) {
       break;
     case RDMA_CM_EVENT_ESTABLISHED:
       LOG("connection %u: established (Initiator)", c.serial);
+      c.established_at = std::chrono::steady_clock::now();
       SendHello(c);
       return true;
     case RDMA_CM_EVENT_DISCONNECTED:
@@ -164,10 +168,31 @@ bool OnOutgoingCmEvent(Agent& a, rdma_cm_event* ev) {
       break;
   }
   const bool ran = !c.failed || type == RDMA_CM_EVENT_REJECTED;
+  const bool current = a.outgoing == id;
   Destroy(a, &c);
+  if (!current) return true;  // one the agent stopped waiting for
   a.outgoing = nullptr;
   a.reconnect_at = std::chrono::steady_clock::now() + (ran ? kReconnectDelay : kRetryDelay);
   return true;
+}
+
+void MaybeConnect(Agent& a) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!a.outgoing) {
+    if (now >= a.reconnect_at) StartConnect(a);
+    return;
+  }
+  // Only an established connection: the ULP cannot give up on one that
+  // waits for its Reply (iw_cm hits BUG() when an id in CONN_SENT is
+  // disconnected or destroyed), so that wait is the stack's (RFC 5044
+  // rule 10; siw: 10 s).
+  const Conn& c = *a.conns.at(a.outgoing);
+  if (a.opts.reconnect_after.count() == 0 || c.established_at == std::chrono::steady_clock::time_point{}) return;
+  if (now - c.established_at < a.opts.reconnect_after) return;
+  LOG("connection %u: still open %lld ms after it was established; connecting again without waiting for its end",
+      c.serial, static_cast<long long>(a.opts.reconnect_after.count()));
+  a.outgoing = nullptr;
+  a.reconnect_at = now;
 }
 
 }  // namespace rdmapct::agent::verbs

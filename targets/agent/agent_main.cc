@@ -40,6 +40,7 @@ void Destroy(Agent& a, Conn* c) {
     if (c->mem == &c->own_mem) a.mem = std::move(c->own_mem);
     c->cmds.Settle();
     a.previous_commands = c->cmds.counts();
+    a.previous_outcome = rdmapct::agent::OutcomeOf(c->serial, c->events);
   }
   LOG("connection %u: closed (%u event records, %u completion errors; commands %u completed, %u failed, %u flushed)",
       c->serial, c->events.events_sent(), c->events.completion_errors(), c->cmds.counts().completed,
@@ -214,6 +215,7 @@ void OnConnectRequest(Agent& a, rdma_cm_event* ev) {
   cp.ird = io.ird;
   cp.ord = io.ord;
   cp.connection_serial = c.serial;
+  cp.previous = a.previous_outcome;
   if (c.supported) {
     cp.commands = a.previous_commands;
     cp.commands->supported = c.supported;
@@ -387,7 +389,8 @@ void Usage() {
   std::fprintf(stderr,
                "usage: rdmapct-agent [--bind ADDR] [--port N] [--buffers N] [--buffer-size N]\n"
                "                     [--min-ird N] [--claim-rfc7306] [--zero-based] [--shared-pd]\n"
-               "                     [--no-commands] [--connect HOST:PORT] [--verbose]\n"
+               "                     [--no-commands] [--connect HOST:PORT] [--reconnect-after S]\n"
+               "                     [--verbose]\n"
                "Serves the rdmapct test-ULP convention 1.2 over rdma_cm (iWARP) on ADDR:N\n"
                "(default 0.0.0.0:19540): several connections at once, each in a protection\n"
                "domain with memory of its own (flag 0x0040), and Command Records (flag 0x0020:\n"
@@ -400,6 +403,9 @@ void Usage() {
                "                 again after each connection; a Connect Directive sets the next\n"
                "                 Request's IRD/ORD and Keep Memory (CRC, Markers, MPA revision,\n"
                "                 peer-to-peer and RTR are the stack's to choose)\n"
+               "  --reconnect-after S  connect again once the current outgoing connection has been\n"
+               "                 established S seconds (default 3), without closing it: a stack may\n"
+               "                 never report that the suite closed it (0: wait for its end)\n"
                "See targets/agent/README.md.\n");
 }
 
@@ -432,6 +438,8 @@ int ParseArgs(Agent& a, int argc, char** argv) {
       a.opts.agent.pd_per_connection = false;
     else if (arg == "--connect")
       a.opts.connect = next();
+    else if (arg == "--reconnect-after")
+      a.opts.reconnect_after = std::chrono::milliseconds(static_cast<int64_t>(std::atof(next()) * 1000));
     else if (arg == "--no-commands")
       a.opts.agent.commands = false;
     else if (arg == "--verbose" || arg == "-v")
@@ -480,7 +488,7 @@ int Listen(Agent& a) {
 void RunLoop(Agent& a) {
   const bool connect_out = !a.opts.connect.empty();
   while (!g_stop) {
-    if (connect_out && !a.outgoing && std::chrono::steady_clock::now() >= a.reconnect_at) StartConnect(a);
+    if (connect_out) MaybeConnect(a);
     std::vector<pollfd> fds;
     fds.push_back({a.cm->fd, POLLIN, 0});
     std::vector<ibv_context*> ctxs;

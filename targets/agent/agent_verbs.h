@@ -57,6 +57,9 @@ struct Options {
   AgentOptions agent;
   uint32_t min_ird = 16;
   std::string connect;  // HOST:PORT of the suite's listener (§10), empty: never connect out
+  // --reconnect-after: an outgoing connection established this long no
+  // longer holds up the next one (0: wait for its end).
+  std::chrono::milliseconds reconnect_after{3000};
 };
 
 // Memory objects by id (index 0 unused). One set per connection (§11), or
@@ -76,8 +79,9 @@ struct MemoryObjects {
 struct Conn {
   rdma_cm_id* id = nullptr;
   uint32_t serial = 0;
-  bool outgoing = false;  // the agent opened it (MPA Initiator, §10)
-  bool own_pd = true;     // false with --shared-pd: the PDs are the agent's
+  bool outgoing = false;                                 // the agent opened it (MPA Initiator, §10)
+  std::chrono::steady_clock::time_point established_at;  // outgoing: when it reached Full Operation
+  bool own_pd = true;                                    // false with --shared-pd: the PDs are the agent's
   ibv_pd* pd = nullptr;
   ibv_pd* foreign_pd = nullptr;
   MemoryObjects own_mem;              // per-connection memory (§11)
@@ -114,6 +118,7 @@ struct Agent {
   MemoryObjects mem;  // --shared-pd: every connection's; else what the last finished connection left (Keep Memory)
   std::map<ibv_context*, SharedPds> shared_pds;          // --shared-pd
   rdmapct::wire::CommandCapabilities previous_commands;  // counts of the last finished connection
+  rdmapct::wire::PreviousOutcome previous_outcome;       // how the last finished connection ended (§3.4)
   rdma_event_channel* cm = nullptr;
   rdma_cm_id* listener = nullptr;
   uint32_t serial = 0;
@@ -143,5 +148,9 @@ void StartConnect(Agent& a);
 // Handles (and acks) a CM event of the outgoing connection; false when the
 // event is not one.
 bool OnOutgoingCmEvent(Agent& a, rdma_cm_event* ev);
+// Connects out when it is time: the previous outgoing connection ended (or
+// failed) and the delay passed, or it has been established longer than
+// --reconnect-after (it stays open and served).
+void MaybeConnect(Agent& a);
 
 }  // namespace rdmapct::agent::verbs

@@ -67,9 +67,7 @@ wire::Result<wire::Bytes> BuildAdvertisement(const AgentOptions& opts, const std
     adv.regions.push_back(wire::AdvertisedRegion{registered[i].stag, registered[i].base_tagged_offset, s.length,
                                                  s.access, s.attributes, s.memory_object, s.object_offset});
   }
-  // No previous-connection outcome block: verbs does not tell a ULP whether
-  // the stream ended with a Terminate it sent or one it received, and the
-  // block must not guess (docs §3.4). Cases that need it are skipped.
+  adv.previous = params.previous;
   wire::Bytes out;
   wire::Status st = wire::EncodeAdvertisement(adv, out);
   if (!st.ok()) return st.error();
@@ -325,6 +323,7 @@ std::optional<wire::Bytes> ConnectionEvents::OnCommandDone(const CommandTracker:
 
 std::optional<wire::Bytes> ConnectionEvents::OnCompletion(const Completion& c) {
   using K = Completion::Kind;
+  if (c.kind == K::kAsyncError) stack_error_ = true;
   if (stopped_) {
     if (c.kind != K::kSendComplete && c.kind != K::kReceive && c.kind != K::kReceiveImm) ++completion_errors_;
     return std::nullopt;
@@ -352,6 +351,15 @@ std::optional<wire::Bytes> ConnectionEvents::OnCompletion(const Completion& c) {
     }
   }
   return std::nullopt;
+}
+
+wire::PreviousOutcome OutcomeOf(uint32_t connection_serial, const ConnectionEvents& events) {
+  wire::PreviousOutcome o;
+  o.connection_serial = connection_serial;
+  o.outcome = events.stack_error() ? wire::ConnectionOutcome::kTerminateSent : wire::ConnectionOutcome::kClosed;
+  o.events_sent = static_cast<uint16_t>(std::min<uint32_t>(events.events_sent(), 0xFFFF));
+  o.completion_errors = static_cast<uint16_t>(std::min<uint32_t>(events.completion_errors(), 0xFFFF));
+  return o;
 }
 
 }  // namespace rdmapct::agent

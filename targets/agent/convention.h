@@ -96,6 +96,8 @@ struct ConnectionParams {
   bool keep_memory_supported = true;
   // The Commands block (flag 0x0020) when the agent executes commands.
   std::optional<wire::CommandCapabilities> commands;
+  // The previous-connection outcome block (flag 0x0002, §3.4).
+  std::optional<wire::PreviousOutcome> previous;
 };
 
 // The Advertisement for one connection; `registered` is parallel to
@@ -255,14 +257,26 @@ class ConnectionEvents {
   bool stopped() const { return stopped_; }
   uint32_t events_sent() const { return events_sent_; }
   uint32_t completion_errors() const { return completion_errors_; }
+  // The stack raised an asynchronous QP error on the connection.
+  bool stack_error() const { return stack_error_; }
 
  private:
   wire::Bytes Emit(wire::EventRecord ev);
   uint32_t next_msn_ = 1;  // the QN 0 MSN of the next Send the agent posts
   uint32_t events_sent_ = 0;
   uint32_t completion_errors_ = 0;
+  bool stack_error_ = false;
   bool stopped_ = false;
 };
+
+// The previous-connection outcome block (§3.4) of a finished connection,
+// as far as verbs tells its ULP: Outcome 2 (a Terminate sent, code
+// unknown) when the stack raised an asynchronous QP error (the RNIC
+// detected an error, which iWARP reports with a Terminate, RFC 5040 §7),
+// else Outcome 1 (closed). rdma_cm reports a Terminate the stack received
+// as a plain disconnect, so Outcome 3 is never reported. The counts
+// saturate at 65535.
+wire::PreviousOutcome OutcomeOf(uint32_t connection_serial, const ConnectionEvents& events);
 
 // The largest Event Record payload (36 octets + 64-octet prefix).
 inline constexpr std::size_t kMaxEventRecordLength = wire::kEventRecordHeaderLength + wire::kEventPrefixMax;

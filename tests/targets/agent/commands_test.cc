@@ -25,7 +25,7 @@ std::vector<Registered> FakeRegister(const std::vector<RegionSpec>& layout) {
 
 wire::Advertisement Decode(const AgentOptions& o, std::optional<wire::CommandCapabilities> commands) {
   auto layout = DefaultLayout(o);
-  ConnectionParams p{16, 4, 7, true, commands};
+  ConnectionParams p{16, 4, 7, true, commands, std::nullopt};
   auto bytes = BuildAdvertisement(o, layout, FakeRegister(layout), p);
   EXPECT_TRUE(bytes.ok());
   EXPECT_LE(bytes->size(), wire::kAdvertisementMaxLength);

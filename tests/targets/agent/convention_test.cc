@@ -25,7 +25,7 @@ std::vector<Registered> FakeRegister(const std::vector<RegionSpec>& layout) {
 
 wire::Advertisement Decoded(const AgentOptions& o, uint32_t serial = 1) {
   auto layout = DefaultLayout(o);
-  ConnectionParams p{16, 8, serial, true};
+  ConnectionParams p{16, 8, serial, true, std::nullopt, wire::PreviousOutcome{}};  // first connection: Outcome 0
   auto bytes = BuildAdvertisement(o, layout, FakeRegister(layout), p);
   EXPECT_TRUE(bytes.ok());
   EXPECT_LE(bytes->size(), wire::kAdvertisementMaxLength);
@@ -34,7 +34,7 @@ wire::Advertisement Decoded(const AgentOptions& o, uint32_t serial = 1) {
   return *adv;
 }
 
-TEST(AgentConvention, AdvertisementHasEveryRoleButTheOutcomeBlock) {
+TEST(AgentConvention, AdvertisementHasEveryRoleAndTheOutcomeBlock) {
   for (bool rfc7306 : {false, true}) {
     AgentOptions o;
     o.claim_rfc7306 = rfc7306;
@@ -45,11 +45,10 @@ TEST(AgentConvention, AdvertisementHasEveryRoleButTheOutcomeBlock) {
     EXPECT_EQ(adv.receive_buffer_size, 4096u);
     EXPECT_TRUE(adv.flags & wire::kFlagKeepMemory);
     EXPECT_EQ(bool(adv.flags & wire::kFlagRfc7306), rfc7306);
-    // Verbs cannot tell a Terminate sent from one received: no outcome
-    // block, the only item the full suite then misses.
     auto missing = wire::MissingForFullSuite(adv, rfc7306, false);
-    ASSERT_EQ(missing.size(), 1u) << missing[0];
-    EXPECT_NE(missing[0].find("outcome"), std::string::npos) << missing[0];
+    EXPECT_TRUE(missing.empty()) << missing[0];
+    ASSERT_TRUE(adv.previous);
+    EXPECT_EQ(adv.previous->outcome, wire::ConnectionOutcome::kNone);
     for (auto role : {wire::RegionRole::kReadWrite, wire::RegionRole::kReadOnly, wire::RegionRole::kWriteOnly,
                       wire::RegionRole::kInvalidatable, wire::RegionRole::kAlias, wire::RegionRole::kForeign,
                       wire::RegionRole::kDeregistered}) {
@@ -210,6 +209,49 @@ TEST(AgentConvention, FlushedOrAfterTerminateSendsNothing) {
   closed.Stop();
   EXPECT_FALSE(closed.OnCompletion(ok));
   EXPECT_EQ(closed.events_sent(), 0u);
+}
+
+// §3.4 as verbs tells it: a QP error event means the stack detected an
+// error and sent a Terminate (code unknown); anything else is a close.
+TEST(AgentConvention, OutcomeBlockSaysWhatVerbsTells) {
+  ConnectionEvents closed;
+  Completion ok;
+  ok.kind = Completion::Kind::kReceive;
+  ASSERT_TRUE(closed.OnCompletion(ok));
+  Completion flushed;
+  flushed.kind = Completion::Kind::kReceiveError;
+  flushed.flushed = true;
+  closed.OnCompletion(flushed);
+  wire::PreviousOutcome o = OutcomeOf(7, closed);
+  EXPECT_EQ(o.connection_serial, 7u);
+  EXPECT_EQ(o.outcome, wire::ConnectionOutcome::kClosed);
+  EXPECT_EQ(o.flags, 0);
+  EXPECT_EQ(o.events_sent, 1);
+  EXPECT_EQ(o.completion_errors, 1);
+
+  ConnectionEvents fatal;
+  fatal.OnCompletion(flushed);  // the flush comes first; the QP event still counts
+  Completion qp;
+  qp.kind = Completion::Kind::kAsyncError;
+  qp.flushed = true;
+  qp.status = 1;  // IBV_EVENT_QP_FATAL
+  fatal.OnCompletion(qp);
+  o = OutcomeOf(8, fatal);
+  EXPECT_EQ(o.outcome, wire::ConnectionOutcome::kTerminateSent);
+  EXPECT_EQ(o.flags, 0);  // the code is not known
+  EXPECT_EQ(o.layer, 0);
+  EXPECT_EQ(o.completion_errors, 2);
+
+  // It round-trips in the Advertisement, before the Commands block.
+  AgentOptions opts;
+  auto layout = DefaultLayout(opts);
+  ConnectionParams p{16, 8, 9, true, wire::CommandCapabilities{}, o};
+  auto bytes = BuildAdvertisement(opts, layout, FakeRegister(layout), p);
+  ASSERT_TRUE(bytes.ok());
+  auto adv = wire::DecodeAdvertisement(*bytes);
+  ASSERT_TRUE(adv.ok());
+  ASSERT_TRUE(adv->previous);
+  EXPECT_EQ(*adv->previous, o);
 }
 
 }  // namespace
