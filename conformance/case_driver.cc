@@ -444,7 +444,10 @@ std::vector<std::string> CaseDriver::MissingNeeds() const {
   for (const proto::RegionNeed& r : n.region()) {
     const auto role = static_cast<wire::RegionRole>(r.role() - 1);
     if (!wire::SelectRegion(adv_, role, r.min_length())) {
-      out.push_back("region " + std::string(wire::RegionRoleName(role)) +
+      // Convention 1.3 (§12): name the capability, as for flag 0x0040.
+      const bool shared = role == wire::RegionRole::kShared || role == wire::RegionRole::kSharedAtomic;
+      out.push_back((shared ? "a shared region (convention 1.3 attribute 0x08): " : "") + std::string("region ") +
+                    std::string(wire::RegionRoleName(role)) +
                     (r.min_length() ? " of >= " + std::to_string(r.min_length()) + " octets" : ""));
     }
   }
@@ -528,6 +531,7 @@ StepResult CaseDriver::DoSend(const proto::Send& s, int index) {
     return sr;
   }
   if (sent) {
+    sent->connection = active_;
     if (!s.label().empty()) labels_[s.label()] = *sent;
     last_send_ = sent;
   }

@@ -36,6 +36,10 @@ std::string ExpectKind(const proto::Expect& e) {
       return "expect commands";
     case proto::Expect::kPreviousCommands:
       return "expect previous_commands";
+    case proto::Expect::kAtomicResponses:
+      return "expect atomic_responses";
+    case proto::Expect::kSerialAtomics:
+      return "expect serial_atomics";
     default:
       return "expect";
   }
@@ -254,6 +258,10 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
     ev = Commands(e.commands(), ctx, deadline);
   } else if (e.has_previous_commands()) {
     ev = PreviousCommands(e.previous_commands(), ctx);
+  } else if (e.has_atomic_responses()) {
+    ev = AtomicResponses(e.atomic_responses(), ctx, deadline, error);
+  } else if (e.has_serial_atomics()) {
+    ev = SerialAtomics(e.serial_atomics(), ctx, deadline, error);
   } else if (std::optional<Evaluator> eval = EvaluatorFor(e, start, deadline, error)) {
     ev = WaitFor(*eval, deadline);
   }

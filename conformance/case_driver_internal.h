@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/atomic_serial.h"
 #include "conformance/case_driver.h"
 #include "conformance/connection.h"
 #include "conformance/matchers.h"
@@ -175,6 +176,14 @@ class CaseDriver {
   Evaluation Commands(const proto::CommandsExpectation& m, const MatchContext& ctx, Clock::time_point deadline);
   Evaluation PreviousCommands(const proto::PreviousCommands& m, const MatchContext& ctx);
 
+  // case_driver_atomic.cc (atomics of concurrent connections, convention §12)
+  Evaluation AtomicResponses(const proto::AtomicResponses& m, const MatchContext& ctx, Clock::time_point deadline,
+                             std::string& error);
+  Evaluation SerialAtomics(const proto::SerialAtomics& m, const MatchContext& ctx, Clock::time_point deadline,
+                           std::string& error);
+  std::optional<uint64_t> ReadWord(const proto::RegionRef& at, const MatchContext& ctx, Clock::time_point deadline,
+                                   Evaluation& ev, std::string& error);
+
   Clock::time_point Deadline(std::chrono::milliseconds timeout) const;
   proto::Level Level(proto::Level expect_severity) const;
   bool Connected() const { return conn_ != nullptr; }
@@ -200,6 +209,7 @@ class CaseDriver {
   SendState send_state_;
   bool send_rtr_used_ = false;
   std::map<std::string, SentMessage> labels_;
+  std::map<std::string, ObservedAtomic> atomics_;  // atomic_responses recorded, by send label
   std::optional<SentMessage> last_send_;
   std::vector<ReadRecord> reads_;
   MemoryModel memory_;

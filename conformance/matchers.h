@@ -103,12 +103,14 @@ struct SentMessage {
   wire::Opcode opcode = wire::Opcode::kRdmaWrite;
   // The segment a Terminate echoes: the first one transmitted.
   wire::DdpSegmentHeader ddp_header;
-  wire::Bytes ddp_header_octets;                        // 14 or 18 octets as sent
-  std::optional<wire::ReadRequestHeader> read_request;  // RDMA Read Requests
-  wire::Bytes rdma_header_octets;                       // the RDMAP header as sent (Read Request: 28 octets)
-  uint32_t ulpdu_length = 0;                            // that segment's ULPDU_Length (DDP header + payload)
-  uint32_t payload_length = 0;                          // that segment's DDP payload length
-  wire::Bytes ulp_payload;                              // the whole message's ULP payload
+  wire::Bytes ddp_header_octets;                            // 14 or 18 octets as sent
+  std::optional<wire::ReadRequestHeader> read_request;      // RDMA Read Requests
+  wire::Bytes rdma_header_octets;                           // the RDMAP header as sent (Read Request: 28 octets)
+  uint32_t ulpdu_length = 0;                                // that segment's ULPDU_Length (DDP header + payload)
+  uint32_t payload_length = 0;                              // that segment's DDP payload length
+  wire::Bytes ulp_payload;                                  // the whole message's ULP payload
+  std::optional<wire::AtomicRequestHeader> atomic_request;  // Atomic Requests
+  uint32_t connection = 0;                                  // Step.connection it went out on
   // Read Requests: octets of Read Response received for it so far
   // (the Terminated RDMA Header of an UPDATED echo is advanced by these).
   uint64_t response_octets = 0;

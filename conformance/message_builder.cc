@@ -296,7 +296,7 @@ bool Arrange(std::vector<wire::PlannedDdpSegment>& segs, const proto::Segmentati
 }  // namespace
 
 RegionMap::RegionMap(const wire::Advertisement& adv, const proto::Needs& needs) {
-  for (int role = proto::RW; role <= proto::VERIFY; ++role) {
+  for (int role = proto::RW; role <= proto::SHARED_ATOMIC; ++role) {
     uint32_t min_length = 0;
     for (const proto::RegionNeed& n : needs.region()) {
       if (n.role() == role) min_length = std::max(min_length, n.min_length());
@@ -401,6 +401,8 @@ void Describe(const proto::Send& send, Opcode op, const wire::RdmapSegment& seg,
   }
   sent.ulpdu_length = static_cast<uint32_t>(first.size());
   sent.ulp_payload = payload;
+  const auto* a = std::get_if<wire::AtomicRequestHeader>(&seg.header);
+  if (a && !custom_header) sent.atomic_request = *a;
   const auto* r = std::get_if<wire::ReadRequestHeader>(&seg.header);
   if (r && !custom_header) {
     sent.read_request = *r;

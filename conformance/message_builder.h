@@ -40,7 +40,7 @@ class RegionMap {
   const wire::AdvertisedRegion* Find(proto::Region role) const;
 
  private:
-  std::array<std::optional<wire::AdvertisedRegion>, 11> regions_;
+  std::array<std::optional<wire::AdvertisedRegion>, wire::kRegionRoleCount + 1> regions_;
 };
 
 // A place in target memory: the STag to name and the Tagged Offset.

@@ -83,7 +83,20 @@ void ReferenceTargetConnection::OnBytes(wire::ByteSpan in, wire::Bytes& out) {
   in = in.subspan(skip);
   // Octets behind the Request in the same write arrived before the Reply.
   if (!request_pending && !initiator_ && HeldUntilHandOff(in, out)) return;
+  SyncSharedInvalidations();
   FeedFpdus(in, out);
+  SyncSharedInvalidations();
+}
+
+// Fault invalidate-shared-stag (convention §12): a shared STag that one
+// connection let a peer invalidate is invalid on every connection sharing it.
+void ReferenceTargetConnection::SyncSharedInvalidations() {
+  if (!endpoint_ || !config_.faults.Has(model::Fault::kInvalidateSharedStag)) return;
+  model::Resources& res = endpoint_->resources();
+  for (const wire::AdvertisedRegion& r : target_.layout().regions) {
+    const model::MemoryRegion* m = (r.attributes & wire::kAttrShared) ? res.FindRegion(r.stag) : nullptr;
+    if (m && target_.ShareInvalidation(case_hash_, r.stag, !m->valid)) res.Invalidate(r.stag);
+  }
 }
 
 // late-fpdu-hand-off (R5044-7.1.2-R02h, the Responder interprets all data
@@ -320,7 +333,12 @@ void ReferenceTargetConnection::SetUpEndpoint(uint8_t version) {
   std::vector<std::shared_ptr<const wire::Bytes>> memory = target_.LoadMemory(serial_, keep_memory_);
   std::vector<uint32_t> model_object(layout.memory_objects.size());
   for (std::size_t i = 0; i < layout.memory_objects.size(); ++i) {
-    model_object[i] = res.CreateMemoryObject(std::move(memory[i]));
+    // REQ R7306-5.3-01: one word that atomics of concurrent connections reach (§12).
+    if (auto shared = target_.SharedMemory(serial_, case_hash_, i, memory[i])) {
+      model_object[i] = res.CreateSharedMemoryObject(std::move(shared));
+    } else {
+      model_object[i] = res.CreateMemoryObject(std::move(memory[i]));
+    }
   }
   for (const wire::AdvertisedRegion& r : layout.regions) {
     // A deregistered STag is not known to the endpoint at all.
@@ -330,7 +348,7 @@ void ReferenceTargetConnection::SetUpEndpoint(uint8_t version) {
                                               [&](const TargetMemoryObject& m) { return m.id == r.memory_object; }) -
                                  layout.memory_objects.begin());
     wire::AdvertisedRegion mine = r;
-    mine.stag = StagForSlot(r.stag, slot_);
+    mine.stag = SlotStag(r, slot_);
     res.RegisterRegion(model::RegionFromAdvertisement(mine, ec.stream_id, model_object[index]));
     // REQ R5040-8.1.1-01 R5040-8.1.1-02: each connection is a protection
     // domain of its own; the fault also registers the STags the other open
@@ -358,10 +376,15 @@ bool ReferenceTargetConnection::BuildAdvertisement(wire::Advertisement& adv) con
   adv.receive_buffer_size = config_.receive_buffer_size;
   adv.connection_serial = serial_;
   adv.regions = target_.layout().regions;
-  for (wire::AdvertisedRegion& r : adv.regions) r.stag = StagForSlot(r.stag, slot_);
+  bool shared = false;
+  for (wire::AdvertisedRegion& r : adv.regions) {
+    r.stag = SlotStag(r, slot_);
+    shared = shared || (r.attributes & wire::kAttrShared);
+  }
   if (config_.concurrent_connections) {
     adv.flags |= wire::kFlagConcurrentConnections;
-    adv.minor_version = std::max(adv.minor_version, wire::kConcurrentMinorVersion);
+    adv.minor_version =
+        std::max(adv.minor_version, shared ? wire::kSharedRegionsMinorVersion : wire::kConcurrentMinorVersion);
   }
   if (config_.report_outcome) adv.previous = target_.previous_outcome();
   if (config_.commands) {

@@ -60,6 +60,8 @@ bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfi
   if (key == "commands") return ParseFlag(key, value, c.commands, error);
   // concurrent=1: the target advertises concurrent connections (convention §11).
   if (key == "concurrent") return ParseFlag(key, value, c.concurrent_connections, error);
+  // shared=0: concurrent connections share no region (a 1.2 target, §12).
+  if (key == "shared") return ParseFlag(key, value, c.shared_regions, error);
   if (key == "revs") return ParseRevisions(value, c.mpa.accepted_revisions, error);
   const uint64_t u16 = std::numeric_limits<uint16_t>::max();
   const uint64_t u32 = std::numeric_limits<uint32_t>::max();
@@ -81,7 +83,7 @@ bool ApplyKey(std::string_view key, std::string_view value, ReferenceTargetConfi
   }
   error = "unknown reference option \"" + std::string(key) +
           "\" (profile, fault, crc, markers, rfc6581, revs, ird, ord, buffers, buffer_size, "
-          "keep_memory, commands, concurrent, mulpdu)";
+          "keep_memory, commands, concurrent, shared, mulpdu)";
   return false;
 }
 

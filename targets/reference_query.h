@@ -17,7 +17,7 @@ namespace rdmapct::targets {
 //   profile=rfc5040|rfc7306|commit   fault=NAME[,NAME...] (repeatable)
 //   crc=0|1 (the Reply's C bit)      markers=0|1 (Markers wanted from the suite)
 //   rfc6581=0|1   revs=1,2   ird=N   ord=N   buffers=N   buffer_size=N
-//   keep_memory=0|1   mulpdu=N
+//   keep_memory=0|1   commands=0|1   concurrent=0|1   shared=0|1   mulpdu=N
 // false with a reason naming the key on an unknown key or a bad value.
 bool ApplyReferenceQuery(std::string_view query, ReferenceTargetConfig& config, std::string& error);
 

@@ -18,6 +18,9 @@ using wire::AdvertisedRegion;
 
 constexpr uint16_t kMainObject = 1;        // rw, ro, wo, atomic, foreign, deregistered
 constexpr uint16_t kInvalidateObject = 2;  // invalidatable and its alias
+constexpr uint16_t kSharedObject = 3;      // the shared region (convention §12)
+constexpr uint32_t kSharedObjectSize = 0x40;
+constexpr uint32_t kSharedStag = 0x00001d04;  // the `atomic` region's STag
 constexpr uint32_t kMainObjectSize = 0x6000;
 constexpr uint32_t kInvalidateObjectSize = 0x1000;
 constexpr uint64_t kMainBase = 0x00007f3a12340000;
@@ -62,8 +65,11 @@ std::string CheckRegions(const ReferenceTargetConfig& c, const TargetLayout& lay
     if ((r.attributes & wire::kAttrForeign) && (r.attributes & wire::kAttrDeregistered)) {
       return name + ": foreign and deregistered at once";
     }
-    if ((r.access & ~wire::kKnownAccessBits) || (r.attributes & ~wire::kKnownAttributeBits)) {
+    if ((r.access & ~wire::kKnownAccessBits) || (r.attributes & ~wire::kKnownAttributeBits13)) {
       return name + ": unknown access or attribute bits";
+    }
+    if ((r.attributes & wire::kAttrShared) && !c.concurrent_connections) {
+      return name + ": shared without concurrent connections";
     }
     if (!stags.insert(r.stag).second) return name + ": advertised twice";
   }
@@ -109,8 +115,28 @@ TargetLayout DefaultTargetLayout(wire::Profile profile) {
   return l;
 }
 
+// REQ R7306-5.3-01 R5040-8.1.1-07
+TargetLayout ConfiguredLayout(const ReferenceTargetConfig& c) {
+  if (c.layout) return *c.layout;
+  TargetLayout l = DefaultTargetLayout(c.profile);
+  if (!c.shared_regions || !c.concurrent_connections) return l;
+  l.memory_objects.push_back({kSharedObject, kSharedObjectSize});
+  auto atomic =
+      std::find_if(l.regions.begin(), l.regions.end(), [](const AdvertisedRegion& r) { return r.stag == kSharedStag; });
+  if (atomic == l.regions.end()) {
+    // rfc5040: no atomic region; a shared read/write one takes its place.
+    atomic = l.regions.insert(l.regions.begin() + 3,
+                              Region(kSharedStag, kMainBase + 0x4000, kSharedObjectSize,
+                                     wire::kAccessRemoteRead | wire::kAccessRemoteWrite, 0, kSharedObject, 0));
+  }
+  atomic->attributes = wire::kAttrShared;
+  atomic->memory_object = kSharedObject;
+  atomic->object_offset = 0;
+  return l;
+}
+
 std::string ValidateReferenceTargetConfig(const ReferenceTargetConfig& c) {
-  const TargetLayout layout = c.layout.value_or(DefaultTargetLayout(c.profile));
+  const TargetLayout layout = ConfiguredLayout(c);
   std::set<uint16_t> ids;
   uint64_t total = 0;
   for (const TargetMemoryObject& m : layout.memory_objects) {
@@ -196,13 +222,18 @@ const char* ConnectionPhaseName(ConnectionPhase p) {
 
 ReferenceTarget::ReferenceTarget(ReferenceTargetConfig config)
     : config_(std::move(config)),
-      layout_(config_.layout.value_or(DefaultTargetLayout(config_.profile))),
+      layout_(ConfiguredLayout(config_)),
       config_error_(ValidateReferenceTargetConfig(config_)) {
   // The first connection after start is always patterned (§2.4), so the
   // kept memory starts as the pattern (memory_ empty).
   if (!config_error_.empty()) return;
   pattern_.reserve(layout_.memory_objects.size());
-  for (const TargetMemoryObject& m : layout_.memory_objects) pattern_.push_back(PatternOf(m.id, m.size));
+  for (const TargetMemoryObject& m : layout_.memory_objects) {
+    pattern_.push_back(PatternOf(m.id, m.size));
+    shared_objects_.push_back(std::any_of(
+        layout_.regions.begin(), layout_.regions.end(),
+        [&](const AdvertisedRegion& r) { return r.memory_object == m.id && (r.attributes & wire::kAttrShared); }));
+  }
 }
 
 void ReferenceTarget::Reset() {
@@ -215,6 +246,8 @@ void ReferenceTarget::Reset() {
   previous_commands_ = {};
   slots_.clear();
   torn_down_.clear();
+  shared_memory_.clear();
+  shared_invalidated_.clear();
 }
 
 std::unique_ptr<ReferenceTargetConnection> ReferenceTarget::Accept() {
@@ -326,6 +359,32 @@ void ReferenceTarget::TearDownOthers(uint32_t serial) {
   for (const auto& [s, open] : slots_) {
     if (s != serial && open.peer == self->second.peer) torn_down_.insert(s);
   }
+}
+
+std::shared_ptr<wire::Bytes> ReferenceTarget::SharedMemory(uint32_t serial, uint32_t peer, std::size_t index,
+                                                           const std::shared_ptr<const wire::Bytes>& initial) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (peer == 0 || index >= shared_objects_.size() || !shared_objects_[index] || !initial) return nullptr;
+  std::weak_ptr<wire::Bytes>& slot = shared_memory_[{peer, index}];
+  std::shared_ptr<wire::Bytes> memory = slot.lock();
+  // Only a connection that is still open shares its memory: a finished one
+  // (slot released) may linger, but a later connection starts afresh (§2.1).
+  const bool other_open = std::any_of(slots_.begin(), slots_.end(),
+                                      [&](const auto& e) { return e.first != serial && e.second.peer == peer; });
+  if (!memory || !other_open) {
+    memory = std::make_shared<wire::Bytes>(*initial);
+    slot = memory;
+  }
+  // Entries of peers whose connections are all gone.
+  std::erase_if(shared_memory_, [](const auto& e) { return e.second.expired(); });
+  return memory;
+}
+
+bool ReferenceTarget::ShareInvalidation(uint32_t peer, uint32_t stag, bool invalidated) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (peer == 0) return false;
+  if (invalidated) shared_invalidated_.insert({peer, stag});
+  return shared_invalidated_.count({peer, stag}) != 0;
 }
 
 bool ReferenceTarget::TornDown(uint32_t serial) const {

@@ -160,12 +160,27 @@ struct ReferenceTargetConfig {
   // others are open gets slot k > 0, and its STags are StagForSlot(stag, k),
   // so no STag is valid on two open connections.
   bool concurrent_connections = true;
+  // Convention 1.3 §12 (with concurrent_connections): the default layout's
+  // `atomic` region (under rfc5040 an added read/write region, STag
+  // 0x00001d04) lies in a memory object of its own that concurrent
+  // connections share, advertised with the shared attribute (Minor Version
+  // 3) under one STag on every connection.
+  bool shared_regions = true;
 };
+
+// The layout a target with `config` serves: config.layout, else
+// DefaultTargetLayout with the shared region of `shared_regions`.
+TargetLayout ConfiguredLayout(const ReferenceTargetConfig& config);
 
 // The STag a layout region has on a connection in `slot` (0 for the first
 // open connection, so one connection at a time sees the layout's STags).
 // XOR keeps the mapping one-to-one and leaves the key octet alone.
 inline uint32_t StagForSlot(uint32_t stag, uint32_t slot) { return stag ^ (slot << 24); }
+// A layout region's STag on a connection in `slot`: a shared region (§12)
+// has the same STag on every connection.
+inline uint32_t SlotStag(const wire::AdvertisedRegion& r, uint32_t slot) {
+  return (r.attributes & wire::kAttrShared) ? r.stag : StagForSlot(r.stag, slot);
+}
 
 // "" when usable, else one line naming the problem (layout too large for
 // the Advertisement, a region outside its memory object, no RTR type with
@@ -261,6 +276,16 @@ class ReferenceTarget {
   // own connections, and the fault matrix stays deterministic.
   void TearDownOthers(uint32_t serial);
   bool TornDown(uint32_t serial) const;
+  // Convention §12: the memory of layout object `index` when a region in it
+  // is shared; the same octets for every open connection of `peer` (the
+  // Case Hash, as for TearDownOthers, so that parallel in-process cases do
+  // not race on one word), starting as `initial`. nullptr when the object
+  // is not shared or `peer` is 0 (no Suite Request: shared with nobody).
+  std::shared_ptr<wire::Bytes> SharedMemory(uint32_t serial, uint32_t peer, std::size_t index,
+                                            const std::shared_ptr<const wire::Bytes>& initial);
+  // Fault invalidate-shared-stag: notes that `peer` invalidated shared
+  // `stag` (when `invalidated`); returns whether it has.
+  bool ShareInvalidation(uint32_t peer, uint32_t stag, bool invalidated);
 
   const ReferenceTargetConfig config_;
   const TargetLayout layout_;
@@ -284,6 +309,9 @@ class ReferenceTarget {
   };
   std::map<uint32_t, OpenConnection> slots_;  // serial -> each open connection
   std::set<uint32_t> torn_down_;              // serials ended by another connection (fault)
+  std::vector<bool> shared_objects_;          // parallel to layout_.memory_objects
+  std::map<std::pair<uint32_t, std::size_t>, std::weak_ptr<wire::Bytes>> shared_memory_;  // (peer, index)
+  std::set<std::pair<uint32_t, uint32_t>> shared_invalidated_;                            // (peer, STag), fault
 };
 
 // An Event the endpoint reports to its ULP when a request it sent completed
@@ -401,6 +429,7 @@ class ReferenceTargetConnection {
   uint32_t slot_ = 0;
   bool holds_slot_ = false;
   void ReleaseSlot();
+  void SyncSharedInvalidations();
   ConnectionPhase phase_ = ConnectionPhase::kAwaitingRequest;
   CloseReason close_reason_ = CloseReason::kNone;
   bool peer_closed_ = false;

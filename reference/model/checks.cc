@@ -266,6 +266,9 @@ CheckResult CheckInvalidateStag(const Resources& resources, uint32_t stream_id, 
         ViolationKind::kInvalidateStagNotAssociated, "R5040-5.3-16",
         "Invalidate STag " + HexValue(stag) + " belongs to stream " + std::to_string(region->stream_id));
   }
+  // REQ R5040-8.1.1-07: a shared STag is never remotely invalidatable;
+  // invalidate-shared-stag lets a peer invalidate it anyway.
+  if (region->shared && faults.Has(Fault::kInvalidateSharedStag)) return {};
   if (!region->remote_invalidatable) {
     return MakeViolation(ViolationKind::kInvalidateStagNotInvalidatable, "R5040-5.3-16",
                          "STag " + HexValue(stag) + " may not be invalidated remotely");

@@ -39,6 +39,7 @@ RdmapEndpoint::RdmapEndpoint(EndpointConfig config) : config_(std::move(config))
 
 void RdmapEndpoint::OnSegment(wire::ByteSpan ulpdu, Reactions& out) {
   ++segments_received_;
+  if (deferred_store_) ApplyDeferredStore();
   if (!AcceptInState(ulpdu, out)) return;
   auto decoded = wire::DecodeRdmapSegment(ulpdu, config_.profile);
   if (!decoded.ok()) {

@@ -207,6 +207,7 @@ class RdmapEndpoint {
   void OnReadRequest(const RxSegment& rx, Reactions& out);             // rx_read.cc
   void OnTerminate(const RxSegment& rx, Reactions& out);               // rx_terminate.cc
   void OnAtomicRequest(const RxSegment& rx, Reactions& out);           // rx_atomic.cc
+  void ApplyDeferredStore();                                           // rx_atomic.cc
   void OnAtomicResponse(const RxSegment& rx, Reactions& out);          // rx_atomic.cc
   void OnFlushRequest(const RxSegment& rx, Reactions& out);            // rx_commit.cc
   void OnFlushResponse(const RxSegment& rx, Reactions& out);           // rx_commit.cc
@@ -282,6 +283,14 @@ class RdmapEndpoint {
   bool terminate_observed_ = false;  // passive: the audited side's own
   uint64_t segments_received_ = 0;
   uint64_t segments_dropped_ = 0;
+  // Fault non-atomic-fetchadd: the sum of the last FetchAdd, written only
+  // when the next segment arrives (another connection may run in between).
+  struct DeferredStore {
+    uint32_t stag = 0;
+    uint64_t tagged_offset = 0;
+    uint64_t value = 0;
+  };
+  std::optional<DeferredStore> deferred_store_;
   wire::Bytes scratch_;  // reused encode buffer
 };
 

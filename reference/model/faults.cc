@@ -165,6 +165,14 @@ const std::vector<FaultInfo> kFaults = {
      "a Terminate sent or received on one connection also closes the peer's other open connections (in-process: "
      "those with the same Suite Request Case Hash)",
      "R5040-8.1.1-02 R5040-5.4-01"},
+    {Fault::kNonAtomicFetchAdd, "non-atomic-fetchadd",
+     "a FetchAdd reads the word when it arrives but writes the sum only when the connection's next segment comes, "
+     "so a FetchAdd of another connection in between is lost (read, yield, write)",
+     "R7306-5-01 R7306-5.3-01 R7306-5.4-R2"},
+    {Fault::kInvalidateSharedStag, "invalidate-shared-stag",
+     "a Send with Invalidate naming a shared STag (convention §12) is delivered and invalidates the STag on every "
+     "connection that shares it",
+     "R5040-8.1.1-07"},
     {Fault::kAcceptUnsolicitedReadResponse, "accept-unsolicited-read-response",
      "a Read Response with no Read outstanding is placed at its STag like an RDMA Write instead of being refused",
      "R5040-5.2.2-08 R5040-6.2.1-01"},
@@ -213,6 +221,8 @@ FaultNeeds NeedsOf(Fault fault) {
       return FaultNeeds::kCommands;
     case kStagAcrossConnections:
     case kTerminateTearsDownOthers:
+    case kNonAtomicFetchAdd:
+    case kInvalidateSharedStag:
       return FaultNeeds::kConcurrentConnections;
     default:
       return FaultNeeds::kNothing;

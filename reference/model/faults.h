@@ -86,6 +86,8 @@ enum class Fault : uint8_t {
   // Concurrent connections of the reference target (convention §11)
   kStagAcrossConnections,
   kTerminateTearsDownOthers,
+  kNonAtomicFetchAdd,
+  kInvalidateSharedStag,
   // The target as requester: its answers from the peer (test-ULP 1.1 commands)
   kAcceptUnsolicitedReadResponse,
   kCompleteShortReadResponse,

@@ -54,30 +54,38 @@ MemoryRegion RegionFromAdvertisement(const wire::AdvertisedRegion& region, uint3
   m.access = region.access;
   m.stream_id = (region.attributes & wire::kAttrForeign) ? stream_id + 1 : stream_id;
   m.remote_invalidatable = (region.attributes & wire::kAttrInvalidatable) != 0;
+  m.shared = (region.attributes & wire::kAttrShared) != 0;
   m.memory_object = memory_object;
   m.object_offset = region.object_offset;
   return m;
 }
 
 uint32_t Resources::CreateMemoryObject(std::size_t size) {
-  objects_.push_back({wire::Bytes(size, 0), nullptr});
+  objects_.push_back({wire::Bytes(size, 0), nullptr, nullptr});
   return static_cast<uint32_t>(objects_.size() - 1);
 }
 
 uint32_t Resources::CreateMemoryObject(wire::Bytes contents) {
-  objects_.push_back({std::move(contents), nullptr});
+  objects_.push_back({std::move(contents), nullptr, nullptr});
   return static_cast<uint32_t>(objects_.size() - 1);
 }
 
 uint32_t Resources::CreateMemoryObject(std::shared_ptr<const wire::Bytes> initial) {
   if (!initial) return CreateMemoryObject(std::size_t{0});
-  objects_.push_back({{}, std::move(initial)});
+  objects_.push_back({{}, std::move(initial), nullptr});
+  return static_cast<uint32_t>(objects_.size() - 1);
+}
+
+uint32_t Resources::CreateSharedMemoryObject(std::shared_ptr<wire::Bytes> memory) {
+  if (!memory) return CreateMemoryObject(std::size_t{0});
+  objects_.push_back({{}, nullptr, std::move(memory)});
   return static_cast<uint32_t>(objects_.size() - 1);
 }
 
 wire::Bytes Resources::ReleaseObjectBytes(uint32_t id) {
   if (id >= objects_.size()) return {};
   MemoryObject& o = objects_[id];
+  if (o.common) return *o.common;
   if (o.shared) return *std::exchange(o.shared, nullptr);
   return std::exchange(o.own, {});
 }
@@ -85,6 +93,7 @@ wire::Bytes Resources::ReleaseObjectBytes(uint32_t id) {
 std::span<uint8_t> Resources::ObjectBytes(uint32_t id) {
   if (id >= objects_.size()) return {};
   MemoryObject& o = objects_[id];
+  if (o.common) return *o.common;
   if (o.shared) o.own.assign(o.shared->begin(), o.shared->end()), o.shared.reset();
   return o.own;
 }

@@ -38,6 +38,7 @@ struct MemoryRegion {
   uint32_t stream_id = 0;            // stream / protection domain it is associated with
   bool valid = true;                 // false once invalidated
   bool remote_invalidatable = true;  // Send with Invalidate may invalidate it
+  bool shared = false;               // shared by concurrent streams (convention §12)
   uint32_t memory_object = 0;        // which byte array
   uint64_t object_offset = 0;        // where TO == base lands in that array
 
@@ -103,7 +104,12 @@ class Resources {
   // mutable access (ObjectBytes, RegionBytes of a non-const Resources)
   // copies it. A session that only reads memory copies nothing.
   uint32_t CreateMemoryObject(std::shared_ptr<const wire::Bytes> initial);
-  // Moves an object's octets out (the object becomes empty): for an owner
+  // An object whose octets are `memory` itself, shared with whoever else
+  // holds it (convention §12: a memory object that concurrent connections
+  // share); writes go straight to it, nothing is copied.
+  uint32_t CreateSharedMemoryObject(std::shared_ptr<wire::Bytes> memory);
+  // Moves an object's octets out (the object becomes empty; a shared one is
+  // copied and stays): for an owner
   // that is done with these resources.
   wire::Bytes ReleaseObjectBytes(uint32_t memory_object);
   std::span<uint8_t> ObjectBytes(uint32_t memory_object);
@@ -139,7 +145,11 @@ class Resources {
   struct MemoryObject {
     wire::Bytes own;
     std::shared_ptr<const wire::Bytes> shared;
-    std::span<const uint8_t> view() const { return shared ? std::span<const uint8_t>(*shared) : own; }
+    std::shared_ptr<wire::Bytes> common;  // CreateSharedMemoryObject
+    std::span<const uint8_t> view() const {
+      if (common) return *common;
+      return shared ? std::span<const uint8_t>(*shared) : own;
+    }
   };
   std::vector<MemoryObject> objects_;
   std::unordered_map<uint32_t, MemoryRegion> regions_;

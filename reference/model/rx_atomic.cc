@@ -142,12 +142,31 @@ void RdmapEndpoint::OnAtomicRequest(const RxSegment& rx, Reactions& out) {
       RaiseIf(rx, CheckAtomicAlignment(region, to, ViolationKind::kAtomicMisaligned, "R7306-8.2-05"), out)) {
     return;
   }
-  const uint64_t original = ExecuteAtomic(resources_.RegionBytes(region, to, kAtomicOperandLength), *req,
-                                          config_.decisions.atomic_memory_little_endian, f);
+  const bool little_endian = config_.decisions.atomic_memory_little_endian;
+  std::span<uint8_t> target = resources_.RegionBytes(region, to, kAtomicOperandLength);
+  // non-atomic-fetchadd: read now, write the sum only when the next segment
+  // comes, so a FetchAdd of another connection in between is lost.
+  const bool defer = f.Has(Fault::kNonAtomicFetchAdd) && target.size() == kAtomicOperandLength &&
+                     req->atomic_opcode == static_cast<uint8_t>(wire::AtomicOpcode::kFetchAdd);
+  const uint64_t original =
+      defer ? LoadWord(target.data(), little_endian) : ExecuteAtomic(target, *req, little_endian, f);
+  if (defer) {
+    deferred_store_ =
+        DeferredStore{req->remote_stag, to, MaskedFetchAdd(original, req->add_or_swap_data, req->add_or_swap_mask)};
+  }
   wire::AtomicResponseHeader response{req->request_identifier, original};
   // mis-echo-request-identifier: the echo is off by one.
   if (f.Has(Fault::kMisEchoRequestIdentifier)) ++response.original_request_identifier;
   QueueResponse(MakeQn3Response(rx, wire::Opcode::kAtomicResponse, response, {}), out);
+}
+
+void RdmapEndpoint::ApplyDeferredStore() {
+  const DeferredStore d = *std::exchange(deferred_store_, std::nullopt);
+  const MemoryRegion* region = resources_.FindRegion(d.stag);
+  if (region == nullptr) return;
+  std::span<uint8_t> target = resources_.RegionBytes(*region, d.tagged_offset, kAtomicOperandLength);
+  if (target.size() == kAtomicOperandLength)
+    StoreWord(target.data(), d.value, config_.decisions.atomic_memory_little_endian);
 }
 
 // REQ R7306-5-08 R7306-5.2.2-02 R7306-5.2.2-S6 R7306-5.2.2-S7 R7306-5.4-R7

@@ -63,8 +63,10 @@ Field RegionFields(const AdvertisedRegion& r, std::size_t index, uint64_t at) {
   }
   f.Add(Num("Access", r.access, HexValue(r.access, 2) + " (" + (access.empty() ? "none" : access) + ")", at + 16, 1));
   std::string attrs;
-  static constexpr std::pair<uint8_t, const char*> kAttrs[] = {
-      {kAttrInvalidatable, "invalidatable"}, {kAttrForeign, "foreign"}, {kAttrDeregistered, "deregistered"}};
+  static constexpr std::pair<uint8_t, const char*> kAttrs[] = {{kAttrInvalidatable, "invalidatable"},
+                                                               {kAttrForeign, "foreign"},
+                                                               {kAttrDeregistered, "deregistered"},
+                                                               {kAttrShared, "shared"}};
   for (auto [bit, word] : kAttrs) {
     if (r.attributes & bit) attrs += (attrs.empty() ? "" : ", ") + std::string(word);
   }

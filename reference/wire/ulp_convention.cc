@@ -155,7 +155,7 @@ std::size_t AdvertisementLength(const Advertisement& adv) {
 }
 
 // Checks and decodes one region entry at `start`.
-Result<AdvertisedRegion> DecodeRegion(const Block& b, bool newer_minor) {
+Result<AdvertisedRegion> DecodeRegion(const Block& b, bool newer_minor, uint8_t known_attributes) {
   AdvertisedRegion reg;
   reg.stag = static_cast<uint32_t>(b.Get(kRegStag));
   reg.base_tagged_offset = b.Get(kRegBaseTo);
@@ -170,12 +170,18 @@ Result<AdvertisedRegion> DecodeRegion(const Block& b, bool newer_minor) {
   if (!newer_minor && (reg.access & ~kKnownAccessBits) != 0) {
     return b.Error(DecodeErrorKind::kReservedNonZero, kRegAccess, reg.access);
   }
-  if (!newer_minor && (reg.attributes & ~kKnownAttributeBits) != 0) {
+  if (!newer_minor && (reg.attributes & ~known_attributes) != 0) {
     return b.Error(DecodeErrorKind::kReservedNonZero, kRegAttributes, reg.attributes);
   }
   // An STag is either foreign (valid elsewhere) or deregistered (valid
   // nowhere); both at once would make the expected Terminate ambiguous.
   if ((reg.attributes & kAttrForeign) && (reg.attributes & kAttrDeregistered)) {
+    return b.Error(DecodeErrorKind::kInvalidValue, kRegAttributes, reg.attributes);
+  }
+  // REQ R5040-8.1.1-07: a shared STag is usable (§12) and no remote peer may
+  // invalidate it, so it is neither foreign, deregistered nor invalidatable.
+  if ((known_attributes & kAttrShared) && (reg.attributes & kAttrShared) &&
+      (reg.attributes & (kAttrForeign | kAttrDeregistered | kAttrInvalidatable))) {
     return b.Error(DecodeErrorKind::kInvalidValue, kRegAttributes, reg.attributes);
   }
   return reg;
@@ -210,6 +216,13 @@ Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
   out.events_sent = static_cast<uint16_t>(b.Get(kOutEvents));
   out.completion_errors = static_cast<uint16_t>(b.Get(kOutErrors));
   return out;
+}
+
+// The Attributes bits `adv`'s version defines: 1.3 adds kAttrShared, which
+// only means something when the target serves concurrent connections (§12).
+uint8_t KnownAttributes(const Advertisement& adv) {
+  const bool shared = adv.minor_version >= kSharedRegionsMinorVersion && (adv.flags & kFlagConcurrentConnections) != 0;
+  return shared ? kKnownAttributeBits13 : kKnownAttributeBits;
 }
 
 // Fixed header of the advertisement: everything up to the regions.
@@ -373,7 +386,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
     if (at + adv.region_entry_length > data.size()) {  // a newer minor's longer entry
       return DecodeError{DecodeErrorKind::kTruncated, "Region Entry", base_offset + at, data.size() - at};
     }
-    Result<AdvertisedRegion> reg = DecodeRegion(entry, newer);
+    Result<AdvertisedRegion> reg = DecodeRegion(entry, newer, KnownAttributes(adv));
     if (!reg.ok()) return reg.error();
     for (const AdvertisedRegion& seen : adv.regions) {
       if (seen.stag == reg->stag) return entry.Error(DecodeErrorKind::kInvalidValue, kRegStag, reg->stag);
@@ -444,6 +457,8 @@ constexpr std::array<RoleSpelling, kRegionRoleCount> kRoleNames{{
     {RegionRole::kDeregistered, "deregistered"},
     {RegionRole::kFlush, "flush"},
     {RegionRole::kVerify, "verify"},
+    {RegionRole::kShared, "shared"},
+    {RegionRole::kSharedAtomic, "shared-atomic"},
 }};
 
 // A plain region: usable and never invalidated by a case, so it stays valid
@@ -474,6 +489,10 @@ bool FillsRole(const AdvertisedRegion& r, RegionRole role) {
       return Plain(r) && r.Has(kAccessFlush);
     case RegionRole::kVerify:
       return Plain(r) && r.Has(kAccessVerify);
+    case RegionRole::kShared:
+      return Plain(r) && (r.attributes & kAttrShared) && read && write;
+    case RegionRole::kSharedAtomic:
+      return (r.attributes & kAttrShared) && FillsRole(r, RegionRole::kAtomic);
     case RegionRole::kAlias:
       return false;
   }

@@ -102,6 +102,9 @@ inline constexpr uint16_t kKnownAdvertisementFlags11 = 0x003F;  // in 1.1 (kFlag
 inline constexpr uint16_t kFlagConcurrentConnections = 0x0040;
 inline constexpr uint16_t kKnownAdvertisementFlags12 = kKnownAdvertisementFlags11 | kFlagConcurrentConnections;
 inline constexpr uint8_t kConcurrentMinorVersion = 2;  // the minor that defines the bit
+// Convention 1.3 (docs/target-convention.md §12): region attribute
+// kAttrShared, only with kFlagConcurrentConnections and Minor Version >= 3.
+inline constexpr uint8_t kSharedRegionsMinorVersion = 3;
 
 // Region Access (entry octet 16): the remote access rights the STag grants.
 inline constexpr uint8_t kAccessRemoteRead = 0x01;
@@ -116,6 +119,11 @@ inline constexpr uint8_t kAttrInvalidatable = 0x01;  // a remote Send with Inval
 inline constexpr uint8_t kAttrForeign = 0x02;        // registered in another PD / for another stream
 inline constexpr uint8_t kAttrDeregistered = 0x04;   // invalid: registered, then deregistered
 inline constexpr uint8_t kKnownAttributeBits = 0x07;
+// 1.3 (§12): the STag and its memory are deliberately shared by every
+// concurrent connection that advertises this entry (same STag, same Memory
+// Object): usable from A and B, and not invalidatable by a remote peer.
+inline constexpr uint8_t kAttrShared = 0x08;
+inline constexpr uint8_t kKnownAttributeBits13 = kKnownAttributeBits | kAttrShared;
 
 struct AdvertisedRegion {
   uint32_t stag = 0;                // STag as the RNIC assigned it
@@ -218,8 +226,10 @@ enum class RegionRole : uint8_t {
   kDeregistered,
   kFlush,
   kVerify,
+  kShared,        // 1.3 (§12): plain, shared, read and write
+  kSharedAtomic,  // 1.3 (§12): a shared region that also fills `atomic`
 };
-inline constexpr std::size_t kRegionRoleCount = 10;
+inline constexpr std::size_t kRegionRoleCount = 12;
 
 std::string_view RegionRoleName(RegionRole role);  // "rw", "ro", "wo", "atomic", ...
 std::optional<RegionRole> ParseRegionRole(std::string_view name);

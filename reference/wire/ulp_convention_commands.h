@@ -31,10 +31,11 @@ namespace rdmapct::wire {
 
 struct AdvertisedRegion;
 
-// The newest minor version the decoders of this codec know (1.1). Encoders
-// of 1.0 layouts keep writing minor 0 (kUlpConventionMinorVersion); a block that
-// uses a 1.1 feature carries minor 1.
-inline constexpr uint8_t kUlpConventionKnownMinorVersion = 1;
+// The newest minor version the decoders of this codec know (1.3: 1.2 added
+// Advertisement flag 0x0040, 1.3 region attribute 0x08, docs §11, §12).
+// Encoders of 1.0 layouts keep writing minor 0 (kUlpConventionMinorVersion);
+// a block that uses a 1.1 feature carries minor 1.
+inline constexpr uint8_t kUlpConventionKnownMinorVersion = 3;
 inline constexpr uint8_t kUlpConventionCommandsMinorVersion = 1;
 
 // "RPCC": starts a Command Record.

@@ -21,11 +21,12 @@ std::set<uint32_t> Stags(const wire::Advertisement& adv) {
 }
 
 TEST(ReferenceConcurrent, AdvertisesTheFlagWithMinorVersionTwo) {
-  ReferenceTarget target;
+  ReferenceTarget target(ReferenceTargetConfig{.shared_regions = false});
   Initiator a(target);
   ASSERT_TRUE(a.Start());
   EXPECT_TRUE(a.advertisement().flags & wire::kFlagConcurrentConnections);
   EXPECT_EQ(a.advertisement().minor_version, wire::kConcurrentMinorVersion);
+  EXPECT_EQ(wire::SelectRegion(a.advertisement(), wire::RegionRole::kShared), nullptr);
 
   ReferenceTarget plain(ReferenceTargetConfig{.concurrent_connections = false});
   Initiator p(plain);
@@ -46,7 +47,8 @@ TEST(ReferenceConcurrent, OpenConnectionsGetDisjointStags) {
   EXPECT_EQ(a.reference().slot(), 0u);
   EXPECT_EQ(b.reference().slot(), 1u);
   const std::set<uint32_t> sa = Stags(a.advertisement());
-  for (uint32_t s : Stags(b.advertisement())) EXPECT_EQ(sa.count(s), 0u) << s;
+  const uint32_t shared = a.Region(wire::RegionRole::kShared).stag;  // the one exception (§12)
+  for (uint32_t s : Stags(b.advertisement())) EXPECT_EQ(sa.count(s), s == shared ? 1u : 0u) << s;
   for (const wire::AdvertisedRegion& r : target.layout().regions) EXPECT_EQ(sa.count(r.stag), 1u) << r.stag;
   // B's endpoint knows none of A's usable STags.
   const wire::AdvertisedRegion& rw = a.Region(wire::RegionRole::kReadWrite);
@@ -111,6 +113,96 @@ TEST(ReferenceConcurrent, TearDownFaultEndsTheOtherConnection) {
   c.Send(wire::MakeRdmaWrite(0, 0, Bytes(8, 0xEE)));
   EXPECT_EQ(c.reference().close_reason(), CloseReason::kTerminateSent);
   EXPECT_FALSE(d.reference().wants_close());
+}
+
+// Convention 1.3 §12: the shared region, same STag on A and B, one memory.
+// REQ R7306-5.3-01 R5040-8.1.1-07
+const wire::SuiteRequest kOneCase{1, 0, 0, wire::CaseHash("rfc7306/5.3/a-and-b")};
+
+wire::AtomicRequestHeader FetchAdd(const wire::AdvertisedRegion& r, uint64_t add, uint32_t id) {
+  wire::AtomicRequestHeader h;
+  h.atomic_opcode = static_cast<uint8_t>(wire::AtomicOpcode::kFetchAdd);
+  h.request_identifier = id;
+  h.remote_stag = r.stag;
+  h.remote_tagged_offset = r.base_tagged_offset + 8;
+  h.add_or_swap_data = add;
+  h.add_or_swap_mask = 0;
+  return h;
+}
+
+// The Original Remote Data Value of the last Atomic Response `i` received.
+uint64_t LastOriginal(const Initiator& i) {
+  for (auto v = i.Decoded(wire::Profile::kRfc7306); !v.empty(); v.pop_back()) {
+    if (const auto* r = std::get_if<wire::AtomicResponseHeader>(&v.back().header)) return r->original_remote_data_value;
+  }
+  ADD_FAILURE() << "no Atomic Response";
+  return 0;
+}
+
+TEST(ReferenceConcurrent, SharedRegionIsOneStagAndOneMemory) {
+  ReferenceTarget target(ReferenceTargetConfig{.profile = wire::Profile::kRfc7306});
+  Initiator a(target, {.suite_request = kOneCase});
+  Initiator b(target, {.suite_request = kOneCase});
+  ASSERT_TRUE(a.Start());
+  ASSERT_TRUE(b.Start());
+  EXPECT_EQ(a.advertisement().minor_version, wire::kSharedRegionsMinorVersion);
+  const wire::AdvertisedRegion& ra = a.Region(wire::RegionRole::kSharedAtomic);
+  const wire::AdvertisedRegion& rb = b.Region(wire::RegionRole::kSharedAtomic);
+  EXPECT_EQ(ra, rb);
+  a.Send(wire::MakeRdmaWrite(ra.stag, ra.base_tagged_offset + 16, Bytes(8, 0xA5)));
+  const auto seen = b.reference().PeekMemory(rb.stag, rb.base_tagged_offset + 16, 8);
+  EXPECT_EQ(Bytes(seen.begin(), seen.end()), Bytes(8, 0xA5));
+  // FetchAdds from A and B on one word: each sees the other's sum.
+  b.Send(wire::MakeAtomicRequest(1, FetchAdd(rb, 1, 1)));
+  const uint64_t first = LastOriginal(b);
+  a.Send(wire::MakeAtomicRequest(1, FetchAdd(ra, 1, 2)));
+  EXPECT_EQ(LastOriginal(a), first + 1);
+}
+
+TEST(ReferenceConcurrent, SharedMemoryOnlyWithinOneCase) {
+  ReferenceTarget target(ReferenceTargetConfig{.profile = wire::Profile::kRfc7306});
+  Initiator a(target, {.suite_request = kOneCase});
+  Initiator other(target, {.suite_request = wire::SuiteRequest{1, 0, 0, wire::CaseHash("another case")}});
+  ASSERT_TRUE(a.Start());
+  ASSERT_TRUE(other.Start());
+  const wire::AdvertisedRegion& r = a.Region(wire::RegionRole::kShared);
+  a.Send(wire::MakeRdmaWrite(r.stag, r.base_tagged_offset, Bytes(8, 0xA5)));
+  const auto seen = other.reference().PeekMemory(r.stag, r.base_tagged_offset, 8);
+  EXPECT_EQ(Bytes(seen.begin(), seen.end()), wire::RegionPattern(r, r.base_tagged_offset, 8));
+}
+
+TEST(ReferenceConcurrent, NonAtomicFetchAddFaultLosesTheOtherConnectionsUpdate) {
+  ReferenceTarget target(ReferenceTargetConfig{.profile = wire::Profile::kRfc7306,
+                                               .faults = model::FaultSet{model::Fault::kNonAtomicFetchAdd}});
+  Initiator a(target, {.suite_request = kOneCase});
+  Initiator b(target, {.suite_request = kOneCase});
+  ASSERT_TRUE(a.Start());
+  ASSERT_TRUE(b.Start());
+  const wire::AdvertisedRegion& r = a.Region(wire::RegionRole::kSharedAtomic);
+  a.Send(wire::MakeAtomicRequest(1, FetchAdd(r, 1, 1)));
+  b.Send(wire::MakeAtomicRequest(1, FetchAdd(r, 1, 2)));
+  EXPECT_EQ(LastOriginal(a), LastOriginal(b));  // both read the word before either sum
+  // One connection alone still sees its own sums.
+  a.Send(wire::MakeAtomicRequest(2, FetchAdd(r, 1, 3)));
+  a.Send(wire::MakeAtomicRequest(3, FetchAdd(r, 1, 4)));
+  EXPECT_EQ(LastOriginal(a), LastOriginal(b) + 2);
+}
+
+TEST(ReferenceConcurrent, InvalidateSharedStagFaultReachesTheOtherConnection) {
+  for (bool fault : {false, true}) {
+    ReferenceTargetConfig c;
+    if (fault) c.faults = model::FaultSet{model::Fault::kInvalidateSharedStag};
+    ReferenceTarget target(c);
+    Initiator a(target, {.suite_request = kOneCase});
+    Initiator b(target, {.suite_request = kOneCase});
+    ASSERT_TRUE(a.Start());
+    ASSERT_TRUE(b.Start());
+    const wire::AdvertisedRegion& r = a.Region(wire::RegionRole::kShared);
+    b.Send(wire::MakeSend(wire::Opcode::kSendWithInvalidate, 1, Bytes(4, 0x11), r.stag));
+    EXPECT_EQ(b.reference().close_reason(), fault ? CloseReason::kNone : CloseReason::kTerminateSent) << fault;
+    a.Send(wire::MakeRdmaWrite(r.stag, r.base_tagged_offset, Bytes(8, 0xA5)));
+    EXPECT_EQ(a.reference().close_reason(), fault ? CloseReason::kTerminateSent : CloseReason::kNone) << fault;
+  }
 }
 
 }  // namespace

@@ -141,8 +141,8 @@ TEST(UlpConventionCommandRecord, Malformed) {
 
 TEST(UlpConventionCommandRecord, NewerMinorMayExtend) {
   Bytes b = ExampleBytes();
-  b[5] = 2;
-  b[9] = 0x80;            // a flag 1.2 may define
+  b[5] = kUlpConventionKnownMinorVersion + 1;
+  b[9] = 0x80;            // a flag a newer minor may define
   b[8 + 72 + 40] = 0x5A;  // a field 1.2 may use
   b.push_back(0xEE);
   Result<CommandRecord> r = DecodeCommandRecord(b);

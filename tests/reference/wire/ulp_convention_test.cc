@@ -435,7 +435,7 @@ TEST(UlpConventionSuiteRequest, EveryTruncationAndInvalidValue) {
   r = DecodeSuiteRequest(b);
   ASSERT_FALSE(r.ok());
   ExpectError(r.error(), DecodeErrorKind::kReservedNonZero, "Request Flags", 6);
-  b[5] = 2;  // a newer minor may define the bit
+  b[5] = kUlpConventionKnownMinorVersion + 1;  // a newer minor may define the bit
   r = DecodeSuiteRequest(b);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->flags, 0x0003);
@@ -720,7 +720,7 @@ TEST(UlpConventionEvent, InvalidValuesOfOtherTypes) {
 
 TEST(UlpConventionEvent, NewerMinorVersionMayAddTypesAndOctets) {
   Bytes b = kHelloEvent;
-  b[5] = 2;     // minor 2 (newer than the decoder's 1.1)
+  b[5] = 4;     // minor 4 (newer than the decoder's 1.3)
   b[6] = 0x09;  // a type 1.0 does not know
   b[7] |= 0x80;
   b[35] = 0x01;
@@ -728,7 +728,7 @@ TEST(UlpConventionEvent, NewerMinorVersionMayAddTypesAndOctets) {
   Result<EventRecord> r = DecodeEventRecord(b);
   ASSERT_TRUE(r.ok()) << r.error().Describe();
   EXPECT_EQ(static_cast<uint8_t>(r->type), 0x09);
-  EXPECT_EQ(r->minor_version, 2);
+  EXPECT_EQ(r->minor_version, 4);
   EXPECT_EQ(r->prefix, Hello());
 
   b[6] = 0;  // type 0 is never valid
@@ -749,6 +749,66 @@ TEST(UlpConventionAdvertisement, ConcurrentConnectionsFlagNeedsMinorOne) {
   Result<Advertisement> old = DecodeAdvertisement(Encode(adv));
   ASSERT_FALSE(old.ok());
   EXPECT_EQ(old.error().kind, DecodeErrorKind::kReservedNonZero);
+}
+
+// Convention §12 (1.3): the shared attribute (0x08) of a region entry. Only
+// in a Minor Version >= 3 Advertisement that also sets the concurrency flag;
+// a shared STag is usable and never invalidatable (REQ R5040-8.1.1-07).
+Advertisement SharedAdvertisement() {
+  Advertisement adv = ExampleAdvertisement();
+  adv.flags |= kFlagConcurrentConnections;
+  adv.minor_version = kSharedRegionsMinorVersion;
+  adv.regions[3].attributes = kAttrShared;  // the atomic region, 0x1d04
+  return adv;
+}
+
+TEST(UlpConventionAdvertisement, SharedAttributeRoundTrips) {
+  const Advertisement adv = SharedAdvertisement();
+  Result<Advertisement> r = DecodeAdvertisement(Encode(adv));
+  ASSERT_TRUE(r.ok()) << r.error().Describe();
+  EXPECT_EQ(*r, adv);
+  EXPECT_EQ(r->regions[3].attributes, kAttrShared);
+  EXPECT_EQ(SelectRegion(*r, RegionRole::kShared)->stag, 0x1d04u);
+  EXPECT_EQ(SelectRegion(*r, RegionRole::kSharedAtomic)->stag, 0x1d04u);
+  // A shared region is still plain: it keeps filling `atomic`.
+  EXPECT_EQ(SelectRegion(*r, RegionRole::kAtomic)->stag, 0x1d04u);
+}
+
+TEST(UlpConventionAdvertisement, SharedAttributeNeedsMinorThreeAndConcurrency) {
+  const std::size_t at = 24 + 3 * 24 + 17;  // region 4's Attributes
+  Advertisement adv = SharedAdvertisement();
+  adv.minor_version = kConcurrentMinorVersion;  // 1.2 does not define the bit
+  Result<Advertisement> r = DecodeAdvertisement(Encode(adv));
+  ASSERT_FALSE(r.ok());
+  ExpectError(r.error(), DecodeErrorKind::kReservedNonZero, "Attributes", at);
+
+  adv = SharedAdvertisement();
+  adv.flags &= ~kFlagConcurrentConnections;  // nothing to share with
+  r = DecodeAdvertisement(Encode(adv));
+  ASSERT_FALSE(r.ok());
+  ExpectError(r.error(), DecodeErrorKind::kReservedNonZero, "Attributes", at);
+}
+
+TEST(UlpConventionAdvertisement, SharedAttributeExcludesForeignDeregisteredInvalidatable) {
+  const std::size_t at = 24 + 3 * 24 + 17;
+  for (uint8_t other : {kAttrForeign, kAttrDeregistered, kAttrInvalidatable}) {
+    Advertisement adv = SharedAdvertisement();
+    adv.regions[3].attributes = kAttrShared | other;
+    Result<Advertisement> r = DecodeAdvertisement(Encode(adv));
+    ASSERT_FALSE(r.ok()) << int{other};
+    ExpectError(r.error(), DecodeErrorKind::kInvalidValue, "Attributes", at);
+  }
+}
+
+TEST(UlpConventionRoles, SharedRolesNeedTheAttribute) {
+  const Advertisement adv = ExampleAdvertisement();
+  EXPECT_EQ(SelectRegion(adv, RegionRole::kShared), nullptr);
+  EXPECT_EQ(SelectRegion(adv, RegionRole::kSharedAtomic), nullptr);
+  Advertisement shared = SharedAdvertisement();
+  shared.regions[3].access = kAccessRemoteRead | kAccessRemoteWrite;  // no atomics
+  EXPECT_EQ(SelectRegion(shared, RegionRole::kShared)->stag, 0x1d04u);
+  EXPECT_EQ(SelectRegion(shared, RegionRole::kSharedAtomic), nullptr);
+  EXPECT_EQ(RegionRoleName(RegionRole::kSharedAtomic), "shared-atomic");
 }
 
 }  // namespace
