@@ -41,6 +41,12 @@ Evaluation Decided(Verdict v, std::string reason, std::string expected, std::str
 
 }  // namespace
 
+Evaluation CaseDriver::Atomics(const proto::Expect& e, const MatchContext& ctx, Clock::time_point deadline,
+                               std::string& error) {
+  if (e.has_atomic_responses()) return AtomicResponses(e.atomic_responses(), ctx, deadline, error);
+  return SerialAtomics(e.serial_atomics(), ctx, deadline, error);
+}
+
 // REQ R7306-5-01 R7306-5.3-01
 Evaluation CaseDriver::AtomicResponses(const proto::AtomicResponses& m, const MatchContext& ctx,
                                        Clock::time_point deadline, std::string& error) {

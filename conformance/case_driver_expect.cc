@@ -258,10 +258,8 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
     ev = Commands(e.commands(), ctx, deadline);
   } else if (e.has_previous_commands()) {
     ev = PreviousCommands(e.previous_commands(), ctx);
-  } else if (e.has_atomic_responses()) {
-    ev = AtomicResponses(e.atomic_responses(), ctx, deadline, error);
-  } else if (e.has_serial_atomics()) {
-    ev = SerialAtomics(e.serial_atomics(), ctx, deadline, error);
+  } else if (e.has_atomic_responses() || e.has_serial_atomics()) {
+    ev = Atomics(e, ctx, deadline, error);
   } else if (std::optional<Evaluator> eval = EvaluatorFor(e, start, deadline, error)) {
     ev = WaitFor(*eval, deadline);
   }

@@ -177,6 +177,7 @@ class CaseDriver {
   Evaluation PreviousCommands(const proto::PreviousCommands& m, const MatchContext& ctx);
 
   // case_driver_atomic.cc (atomics of concurrent connections, convention §12)
+  Evaluation Atomics(const proto::Expect& e, const MatchContext& ctx, Clock::time_point deadline, std::string& error);
   Evaluation AtomicResponses(const proto::AtomicResponses& m, const MatchContext& ctx, Clock::time_point deadline,
                              std::string& error);
   Evaluation SerialAtomics(const proto::SerialAtomics& m, const MatchContext& ctx, Clock::time_point deadline,
