@@ -246,6 +246,7 @@ void ReferenceTarget::Reset() {
   previous_commands_ = {};
   slots_.clear();
   torn_down_.clear();
+  any_torn_down_.store(false, std::memory_order_release);
   shared_memory_.clear();
   shared_invalidated_.clear();
 }
@@ -357,7 +358,10 @@ void ReferenceTarget::TearDownOthers(uint32_t serial) {
   // parallel cases of that kind would tear each other down by timing.
   if (self == slots_.end() || self->second.peer == 0) return;
   for (const auto& [s, open] : slots_) {
-    if (s != serial && open.peer == self->second.peer) torn_down_.insert(s);
+    if (s != serial && open.peer == self->second.peer) {
+      torn_down_.insert(s);
+      any_torn_down_.store(true, std::memory_order_release);
+    }
   }
 }
 
@@ -388,6 +392,9 @@ bool ReferenceTarget::ShareInvalidation(uint32_t peer, uint32_t stag, bool inval
 }
 
 bool ReferenceTarget::TornDown(uint32_t serial) const {
+  // Every octet a connection takes asks this: without the fault nothing is
+  // ever torn down, and the answer needs no lock.
+  if (!any_torn_down_.load(std::memory_order_acquire)) return false;
   std::lock_guard<std::mutex> lock(mu_);
   return torn_down_.count(serial) != 0;
 }

@@ -29,6 +29,7 @@
 //     also closes when the suite closes.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -309,6 +310,7 @@ class ReferenceTarget {
   };
   std::map<uint32_t, OpenConnection> slots_;  // serial -> each open connection
   std::set<uint32_t> torn_down_;              // serials ended by another connection (fault)
+  std::atomic<bool> any_torn_down_{false};    // torn_down_ was ever non-empty (TornDown's fast path)
   std::vector<bool> shared_objects_;          // parallel to layout_.memory_objects
   std::map<std::pair<uint32_t, std::size_t>, std::weak_ptr<wire::Bytes>> shared_memory_;  // (peer, index)
   std::set<std::pair<uint32_t, uint32_t>> shared_invalidated_;                            // (peer, STag), fault
