@@ -92,7 +92,8 @@ class Block {
       std::size_t at = start_ + f.offset;
       if (at + f.width > data_.size()) {
         std::size_t have = data_.size() > at ? data_.size() - at : 0;
-        return DecodeError{DecodeErrorKind::kTruncated, f.name, base_ + at, have};
+        // Where the data ends, when the field would start beyond it.
+        return DecodeError{DecodeErrorKind::kTruncated, f.name, base_ + std::min(at, data_.size()), have};
       }
     }
     return std::nullopt;

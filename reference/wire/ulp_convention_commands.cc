@@ -93,9 +93,12 @@ DecodeError Err(DecodeErrorKind kind, const Field& f, std::size_t start, std::si
   return DecodeError{kind, f.name, base + start + f.offset, v};
 }
 
+// A field the data cannot hold is reported where the data ends when it would
+// start beyond it (an entry stride larger than the data): an error offset
+// always points into the decoded octets or just after them.
 DecodeError Truncated(const Field& f, std::size_t start, std::size_t base, std::size_t size) {
   const std::size_t at = start + f.offset;
-  return DecodeError{DecodeErrorKind::kTruncated, f.name, base + at, size > at ? size - at : 0};
+  return DecodeError{DecodeErrorKind::kTruncated, f.name, base + std::min(at, size), size > at ? size - at : 0};
 }
 
 template <std::size_t N>

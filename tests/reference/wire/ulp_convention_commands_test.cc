@@ -242,6 +242,13 @@ TEST(UlpConventionSuiteRequestExtension, KnownBytesAndRoundTrip) {
   b = want;
   for (int i = 8; i < 16; ++i) b[i] = 0xFF;  // TO range wraps 2^64
   ExpectError(DecodeSuiteRequestExtension(b).error(), DecodeErrorKind::kInvalidValue, "Length", 16);
+  // Two regions with an entry stride of 255: the second would start past the
+  // end, so the truncation is reported where the data ends (the campaign's
+  // fuzz_ulp_convention finding, corpus/regressions/fuzz_ulp_convention).
+  b = want;
+  b[2] = 2;
+  b[3] = 255;
+  ExpectError(DecodeSuiteRequestExtension(b, 12).error(), DecodeErrorKind::kTruncated, "STag", 12 + want.size());
 }
 
 TEST(UlpConventionCommandsBlock, AdvertisementCarriesIt) {
