@@ -111,9 +111,22 @@ QUIRK_RULES = [
 ]
 
 
+# Symptoms that say the case was not judged because the guest was rebooting
+# after a crash, whatever the case (checked in the guest consoles).
+CRASH_RULES = [
+    # initiator run: siw's agent could not connect while the guest rebooted
+    # after the S19 panic (initiator-closes-on-reply-pd-length-513).
+    ("the target did not connect to the suite", "S19"),
+]
+
+
 def tag(case, quirk=False):
     """The finding of a case; in the diagnostic pass, a symptom S1 no longer
     hides first, else the case's finding as in the certification run."""
+    if case["verdict"] == "error":
+        for needle, t in CRASH_RULES:
+            if needle in case["reason"]:
+                return t
     if quirk:
         for needle, t in QUIRK_RULES:
             if needle in case["reason"] and case["id"] not in OVERRIDES:
