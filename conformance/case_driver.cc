@@ -558,6 +558,9 @@ bool CaseDriver::FrameMessage(const proto::Send& s, wire::Bytes& octets, std::op
   const std::size_t emss = conn_->EffectiveMss().value_or(options_.emss);
   BuildContext ctx{options_.profile, regions, wire::Mulpdu(emss, conn_->markers_to_target()), &send_state_,
                    wire::Mulpdu(emss, conn_->markers_from_target())};
+  // A middlebox may give the target a larger EMSS than the suite sees; the
+  // configured EMSS (1460, Ethernet) bounds it (LengthFromMulpdu).
+  ctx.target_mulpdu_max = wire::Mulpdu(std::max(emss, options_.emss), conn_->markers_from_target());
   std::optional<BuiltMessage> built = BuildMessage(s, ctx, error);
   if (!built) return false;
   for (std::size_t k = 0; k < built->ulpdus.size(); ++k) {

@@ -432,7 +432,13 @@ bool ResolveOptional(bool present, const proto::RegionRef& ref, const RegionMap&
 
 // Message.length_from_mulpdu: what `segments` Read Response segments of
 // the target carry at its MULPDU (each after a 14-octet tagged DDP header).
-uint32_t LengthFromMulpdu(const proto::MulpduLength& l, std::size_t target_mulpdu) {
+// The target's EMSS is known only within a range (BuildContext), so the
+// bound that cannot fail a conforming target is taken: a length beyond
+// `segments` FPDUs (delta > 0, the target must split) from the largest
+// MULPDU it may use, a length within them from the suite's own.
+uint32_t LengthFromMulpdu(const proto::MulpduLength& l, const BuildContext& ctx) {
+  const std::size_t target_mulpdu =
+      l.delta() > 0 ? std::max(ctx.target_mulpdu, ctx.target_mulpdu_max) : ctx.target_mulpdu;
   const int64_t per_segment = static_cast<int64_t>(target_mulpdu) - static_cast<int64_t>(wire::kDdpTaggedHeaderLength);
   const int64_t n = static_cast<int64_t>(std::max<uint32_t>(l.segments(), 1)) * per_segment + l.delta();
   return static_cast<uint32_t>(std::clamp<int64_t>(n, 0, UINT32_MAX));
@@ -479,7 +485,7 @@ std::optional<BuiltMessage> BuildMessage(const proto::Send& send, BuildContext& 
     payload->resize(*n);
     for (std::size_t i = old; i < payload->size(); ++i) (*payload)[i] = static_cast<uint8_t>(i);
   }
-  const uint32_t length = m.has_length_from_mulpdu()       ? LengthFromMulpdu(m.length_from_mulpdu(), ctx.target_mulpdu)
+  const uint32_t length = m.has_length_from_mulpdu()       ? LengthFromMulpdu(m.length_from_mulpdu(), ctx)
                           : m.has_length()                 ? m.length()
                           : op == Opcode::kRdmaReadRequest ? 64
                                                            : static_cast<uint32_t>(payload->size());

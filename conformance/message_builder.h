@@ -66,6 +66,11 @@ struct BuildContext {
   std::size_t mulpdu = 1448;  // MULPDU of the suite -> target direction
   SendState* state = nullptr;
   std::size_t target_mulpdu = 1454;  // MULPDU of the target -> suite direction (Message.length_from_mulpdu)
+  // The largest MULPDU the target may use: the suite's view of the
+  // connection's EMSS can be smaller than the target's (a proxy or middlebox
+  // between them ends one TCP connection and starts another; decisions
+  // D-G14). 0: target_mulpdu.
+  std::size_t target_mulpdu_max = 0;
 };
 
 // An RDMA Write the suite expects to have landed (for its memory model).

@@ -76,6 +76,30 @@ TEST_F(MessageBuilderTest, WriteDefaultsComeFromTheRegion) {
   EXPECT_FALSE(Build(R"pb(message { type: RDMA_WRITE remote { region: RW } set { rv: 0 } })pb")->write);
 }
 
+// decisions D-G14: the target's EMSS is known within a range (a middlebox can
+// give it a larger one than the suite sees); a length meant to exceed its
+// MULPDU takes the largest, a length meant to fit takes the suite's own.
+TEST_F(MessageBuilderTest, LengthFromMulpduTakesTheBoundThatCannotFailAConformingTarget) {
+  ctx_.target_mulpdu = 1442;      // EMSS 1448, as the suite's connection reports
+  ctx_.target_mulpdu_max = 1454;  // EMSS 1460, the configured bound
+  auto size_of = [&](const char* text) {
+    auto m = Build(text);
+    EXPECT_TRUE(m) << error_;
+    return m ? std::get<wire::ReadRequestHeader>(Rdmap(m->ulpdus[0]).header).read_message_size : 0u;
+  };
+  EXPECT_EQ(size_of(R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } length_from_mulpdu {} })pb"),
+            1442u - 14);
+  EXPECT_EQ(size_of(R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } length_from_mulpdu { delta: 1 } })pb"),
+            1454u - 14 + 1);
+  EXPECT_EQ(
+      size_of(
+          R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } length_from_mulpdu { segments: 3 delta: 1 } })pb"),
+      3 * (1454u - 14) + 1);
+  ctx_.target_mulpdu_max = 0;  // no bound: the suite's own for both
+  EXPECT_EQ(size_of(R"pb(message { type: RDMA_READ_REQUEST remote { region: RW } length_from_mulpdu { delta: 1 } })pb"),
+            1442u - 14 + 1);
+}
+
 TEST_F(MessageBuilderTest, ReadRequestDefaultsAndNextMsn) {
   auto a = Build(R"pb(message { type: RDMA_READ_REQUEST remote { region: RO anchor: END offset: -16 } })pb");
   auto b = Build(R"pb(message { type: RDMA_READ_REQUEST remote { region: RO } length: 8 })pb");
