@@ -226,7 +226,11 @@ CertifyResult Certify(const CertifyOptions& o) {
   CertifyResult r;
   r.cases_loaded = set.load.cases.size();
   r.catalog = set.catalog;
-  r.context = ReportContext{r.catalog.get(), o.tool_version, o.target, ReproduceArgs(o), o.verbose, {}};
+  r.context.catalog = r.catalog.get();
+  r.context.tool_version = o.tool_version;
+  r.context.target_arg = o.target;
+  r.context.reproduce_args = ReproduceArgs(o);
+  r.context.verbose = o.verbose;
   r.run = RunCases(selected, MakeRunOptions(o), *connector, o.on_case);
   r.ran = true;
   WritePcaps(o, r);

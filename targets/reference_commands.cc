@@ -104,7 +104,7 @@ bool ReferenceTargetConnection::TakeCommandRecord(const model::UlpEvent& e) {
   if (!config_.commands || !wire::HasCommandRecordMagic(e.data) || e.length != e.data.size()) return false;
   auto rec = wire::DecodeCommandRecord(e.data);
   if (!rec.ok()) return false;
-  for (const wire::Command& c : rec->commands) commands_.push_back(CommandSlot{c});
+  for (const wire::Command& c : rec->commands) commands_.emplace_back().command = c;
   return true;
 }
 

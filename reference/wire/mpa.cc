@@ -5,8 +5,6 @@
 namespace rdmapct::wire {
 namespace {
 
-constexpr std::size_t kFlagsOffset = 16;
-constexpr std::size_t kRevOffset = 17;
 constexpr std::size_t kPdLengthOffset = 18;
 
 DecodeError Error(DecodeErrorKind kind, const char* field, std::size_t offset, uint64_t value) {

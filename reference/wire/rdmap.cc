@@ -39,7 +39,6 @@ void ApplyTerminateControlWord(uint32_t w, TerminateHeader& h) {
 }
 
 // Octet offsets inside a Terminate header (RFC 5040 Figure 7).
-constexpr std::size_t kTermSegLenAt = 4;
 constexpr std::size_t kTermDdpAt = 6;
 constexpr std::size_t kFixedRdmaAt = kTermDdpAt + kDdpUntaggedHeaderLength;  // 24
 

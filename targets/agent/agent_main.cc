@@ -147,11 +147,11 @@ const char* SetUpQueues(Agent& a, Conn& c, ibv_context* ctx, bool device_atomics
   c.recv_buf.assign(std::size_t{o.receive_buffer_count} * o.receive_buffer_size, 0);
   c.send_buf.assign(c.send_slots * kSlotSize, 0);
   c.scratch.assign(kMaxCommandsInFlight, 0);
-  if (!(c.recv_mr = ibv_reg_mr(c.pd, c.recv_buf.data(), c.recv_buf.size(), IBV_ACCESS_LOCAL_WRITE))) {
+  if (!(c.recv_mr = ibv_reg_mr(c.pd, c.recv_buf.data(), c.recv_buf.size(), kLocalWrite))) {
     return "ibv_reg_mr (receive buffers)";
   }
   if (!(c.send_mr = ibv_reg_mr(c.pd, c.send_buf.data(), c.send_buf.size(), 0))) return "ibv_reg_mr (event buffers)";
-  if (!(c.scratch_mr = ibv_reg_mr(c.pd, c.scratch.data(), c.scratch.size() * 8, IBV_ACCESS_LOCAL_WRITE))) {
+  if (!(c.scratch_mr = ibv_reg_mr(c.pd, c.scratch.data(), c.scratch.size() * 8, kLocalWrite))) {
     return "ibv_reg_mr (atomic results)";
   }
   // Receive Buffer Count buffers on QN 0, never reposted (docs §5): the

@@ -41,6 +41,9 @@ inline constexpr uint64_t kSendTag = 1ull << 32;       // wr_id of Event Sends: 
 inline constexpr uint64_t kCommandTag = 1ull << 33;    // wr_id of commands: kCommandTag | tracker slot
 inline constexpr std::size_t kSlotSize = 128;          // >= kMaxEventRecordLength
 inline constexpr uint32_t kMaxCommandsInFlight = 256;  // a record holds at most 255
+// As an int: ibv_reg_mr() is a macro that ORs its access argument with an
+// ib_uverbs enum, which C++20 deprecates between two enumeration types.
+inline constexpr int kLocalWrite = IBV_ACCESS_LOCAL_WRITE;
 
 inline volatile sig_atomic_t g_stop = 0;
 inline bool g_verbose = false;
