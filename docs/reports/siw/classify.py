@@ -91,6 +91,11 @@ OVERRIDES = {
     "rfc5044/7.1.2/initiator-closes-without-reply": "W3",
     "rfc5044/7.1.2/initiator-inserts-markers-when-reply-asks": "S5",
     "rfc5044/7.1.2/initiator-fpdu-right-behind-reply": "S5",
+    # siw as Initiator takes a Reply written one octet per write (the agent
+    # logs the connection established) but sends no hello and does not close
+    # on the suite's FIN: in the run of 18:04 UTC and all three re-runs, not
+    # in the run before it; not explained (README N2).
+    "rfc5044/7.1.2/initiator-reply-in-one-octet-writes": "N2",
 }
 
 
