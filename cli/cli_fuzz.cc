@@ -231,9 +231,19 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   const std::size_t n = r.distinct();
   const std::string flaky = r.flaky() == 0 ? "" : " (+" + std::to_string(r.flaky()) + " flaky)";
   // One decimal: a slow live target (siw under TCG) runs a few sessions/s.
-  std::fprintf(out, "%ld sessions in %.1f s (%.1f/s), %zu distinct finding%s%s, %d target restart%s; stats in %s, %s\n",
-               r.sessions, r.seconds, r.seconds > 0 ? r.sessions / r.seconds : 0.0, n, n == 1 ? "" : "s", flaky.c_str(),
-               r.restarts, r.restarts == 1 ? "" : "s", r.stats_file.c_str(), r.summary_file.c_str());
+  // Sessions without an MPA Reply fuzzed nothing: the rate is of the others.
+  const long replied = r.sessions - r.sessions_without_reply;
+  char rate[120];
+  const double per_s = r.seconds > 0 ? replied / r.seconds : 0.0;
+  if (r.sessions_without_reply > 0) {
+    std::snprintf(rate, sizeof rate, "%ld of them without an MPA Reply; %.1f/s with one", r.sessions_without_reply,
+                  per_s);
+  } else {
+    std::snprintf(rate, sizeof rate, "%.1f/s", per_s);
+  }
+  std::fprintf(out, "%ld sessions in %.1f s (%s), %zu distinct finding%s%s, %d target restart%s; stats in %s, %s\n",
+               r.sessions, r.seconds, rate, n, n == 1 ? "" : "s", flaky.c_str(), r.restarts, r.restarts == 1 ? "" : "s",
+               r.stats_file.c_str(), r.summary_file.c_str());
   if (r.interrupted) {
     std::fprintf(err, "rdmapct fuzz: interrupted; findings so far in %s, %s\n", r.stats_file.c_str(),
                  r.summary_file.c_str());

@@ -276,17 +276,20 @@ void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers,
   }
 }
 
+// Refused or unreachable: the target may be down or restarting.
+RemoteResult& ConnectFailed(const std::string& error, RemoteResult& result) {
+  result.connect_failed = true;
+  result.oracles.findings.push_back({"no-answer", 0, "connection refused or unreachable: " + error});
+  return result;
+}
+
 RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::TargetConnector& connector,
                               const RemoteOptions& options) {
   RemoteResult result;
   std::vector<Finding>& findings = result.oracles.findings;
   std::string error;
   std::unique_ptr<targets::Transport> t = connector.Connect(options.connect_timeout, error);
-  if (!t) {
-    result.connect_failed = true;
-    findings.push_back({"no-answer", 0, "connection refused or unreachable: " + error});
-    return result;
-  }
+  if (!t) return ConnectFailed(error, result);
   Link link(*t, options);
   const proto::FuzzSession s = options.fence ? FencedSession(session) : session;
   const wire::MpaStartupFrame request = BuildRequest(s);
@@ -298,6 +301,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   // The fence needs the twin even without the differential oracle.
   const TwinRun twin = options.differential || options.fence ? RunTwin(s) : TwinRun{};
   if (!reply.ok()) return NoReply(link, *t, s, connector, options, twin, reply_octets.empty(), result);
+  result.replied = true;
   auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
   if (reply.value().reject || !adv.ok()) {
     // Not a convention target for this Request: nothing to fuzz (the

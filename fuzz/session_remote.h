@@ -78,6 +78,7 @@ struct RemoteOptions {
 struct RemoteResult {
   OracleResult oracles;
   bool connect_failed = false;                                   // refused / unreachable: the target may be restarting
+  bool replied = false;                                          // an MPA Reply came: the target is up
   bool cut = false;                                              // ended by run_deadline: no verdict
   std::vector<std::string> target_reaction, reference_reaction;  // ReactionSummary lines
   int fenced_steps = 0;                                          // writes whose answer a fence (or the close) ended

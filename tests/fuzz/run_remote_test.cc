@@ -6,6 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -197,6 +203,83 @@ TEST(RunRemote, StopEndsTheRunAndMarksItInterrupted) {
   std::stringstream stats;
   stats << std::ifstream(r.stats_file).rdbuf();
   EXPECT_NE(stats.str().find("\"interrupted\": true"), std::string::npos) << stats.str();
+}
+
+// What QEMU's port forwarding does for a dead guest: accepts every TCP
+// connection on `port` and closes it at once.
+class ClosingListener {
+ public:
+  explicit ClosingListener(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    const int one = 1;
+    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok_ = ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::listen(fd_, 64) == 0;
+    if (ok_)
+      thread_ = std::thread([this] {
+        for (int c; (c = ::accept(fd_, nullptr, nullptr)) >= 0;) ::close(c);
+      });
+  }
+  ~ClosingListener() {
+    ::shutdown(fd_, SHUT_RDWR);  // ends the blocked accept()
+    if (thread_.joinable()) thread_.join();
+    ::close(fd_);
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+  std::thread thread_;
+};
+
+// siw-vm, 2026-11-26: the guest panicked 12 minutes into a 30-minute run
+// and its port forwarder then closed every connection. Sessions whose
+// Request the reference refuses too (a close is their expected answer)
+// counted as "the target answers": the run flipped between "not answering"
+// and "answering again" 1958 times, never ran the restart command, and
+// counted 64,000 sessions that reached no target. Only an MPA Reply is a
+// sign of life; sessions without one are counted apart.
+TEST(RunRemote, ATargetThatDiesBehindAForwarderIsGoneNotAnswering) {
+  auto served = std::make_unique<Served>(wire::Profile::kRfc5040);
+  const std::string address = served->address();
+  const auto port = static_cast<uint16_t>(std::stoi(address.substr(address.rfind(':') + 1)));
+  RemoteRunOptions o;
+  o.target = served->Uri();
+  o.time = std::chrono::seconds(60);
+  o.restart_wait = std::chrono::seconds(1);
+  o.status_every = std::chrono::milliseconds(0);
+  o.out_dir = (Scratch("dies") / "out").string();
+  std::unique_ptr<ClosingListener> forwarder;
+  std::atomic<bool> died{false};
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& l) {
+    lines.push_back(l);
+    // After 40 sessions the target dies; its address now closes every connection.
+    if (!died && l.find(" 40 sessions, ") != std::string::npos) {
+      died = true;
+      served->Stop();
+      forwarder = std::make_unique<ClosingListener>(port);
+      ASSERT_TRUE(forwarder->ok());
+    }
+  };
+  const RemoteRunResult r = RunRemote(o);
+  ASSERT_TRUE(died);
+  EXPECT_EQ(r.status, RemoteRunResult::Status::kTargetGone) << r.error;
+  EXPECT_EQ(r.restarts, 0);  // it never came back
+  EXPECT_GT(r.sessions_without_reply, 0);
+  EXPECT_LT(r.sessions_without_reply, r.sessions);
+  int back = 0;
+  for (const std::string& l : lines) back += l.find("target answering again") != std::string::npos;
+  EXPECT_EQ(back, 0);
+  std::stringstream stats;
+  stats << std::ifstream(r.stats_file).rdbuf();
+  EXPECT_NE(stats.str().find("\"sessions_without_reply\": " + std::to_string(r.sessions_without_reply)),
+            std::string::npos)
+      << stats.str();
 }
 
 TEST(RunRemote, BadOptionsAreOneLineErrors) {
