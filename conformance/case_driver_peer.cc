@@ -23,41 +23,6 @@ namespace {
 
 using wire::CommandType;
 
-bool IsSendType(CommandType t) {
-  return t == CommandType::kSend || t == CommandType::kSendWithSe || t == CommandType::kSendWithInvalidate ||
-         t == CommandType::kSendWithSeAndInvalidate;
-}
-
-wire::Opcode OpcodeOf(CommandType t) {
-  switch (t) {
-    case CommandType::kRdmaWrite:
-      return wire::Opcode::kRdmaWrite;
-    case CommandType::kRdmaRead:
-      return wire::Opcode::kRdmaReadRequest;
-    case CommandType::kSendWithSe:
-      return wire::Opcode::kSendWithSe;
-    case CommandType::kSendWithInvalidate:
-      return wire::Opcode::kSendWithInvalidate;
-    case CommandType::kSendWithSeAndInvalidate:
-      return wire::Opcode::kSendWithSeAndInvalidate;
-    case CommandType::kImmediateData:
-      return wire::Opcode::kImmediateData;
-    case CommandType::kImmediateDataWithSe:
-      return wire::Opcode::kImmediateDataWithSe;
-    case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap:
-      return wire::Opcode::kAtomicRequest;
-    case CommandType::kFlush:
-      return wire::Opcode::kFlushRequest;
-    case CommandType::kVerify:
-      return wire::Opcode::kVerifyRequest;
-    case CommandType::kAtomicWrite:
-      return wire::Opcode::kAtomicWriteRequest;
-    default:
-      return wire::Opcode::kSend;
-  }
-}
-
 // The requirement ids that put a COMMIT request on QN 1.
 const char* CommitQueueIds(CommandType t) {
   switch (t) {
@@ -150,12 +115,10 @@ std::optional<PeerCommand> CaseDriver::MakePeerCommand(const proto::Command& pc,
   }
   if (uses & wire::kUsesLength) c.length = pc.length();
   if (uses & wire::kUsesRemoteStag) c.remote_stag = pc.has_remote_stag() ? pc.remote_stag() : kSuitePeerStag;
-  if (IsSendType(c.type) && (uses & wire::kUsesRemoteStag) && !pc.has_remote_stag()) {
+  if (wire::CommandInvalidates(c.type) && !pc.has_remote_stag()) {
     // Each Send with Invalidate names a suite STag not invalidated yet.
-    const auto named = std::count_if(peer_.commands.begin(), peer_.commands.end(), [](const PeerCommand& q) {
-      return q.command.type == CommandType::kSendWithInvalidate ||
-             q.command.type == CommandType::kSendWithSeAndInvalidate;
-    });
+    const auto named = std::count_if(peer_.commands.begin(), peer_.commands.end(),
+                                     [](const PeerCommand& q) { return wire::CommandInvalidates(q.command.type); });
     if (static_cast<uint32_t>(named) >= kSuiteInvalidateStags) {
       error = "more than " + std::to_string(kSuiteInvalidateStags) + " Sends with Invalidate on one connection";
       return std::nullopt;
@@ -170,7 +133,8 @@ std::optional<PeerCommand> CaseDriver::MakePeerCommand(const proto::Command& pc,
     if (!(uses & (wire::kUsesOperand1 << k))) c.operand[k] = 0;
   }
   // What a Write or Send must carry: the target's memory as the suite records it.
-  if ((c.type == CommandType::kRdmaWrite || IsSendType(c.type)) && p.local) {
+  const wire::CommandKind kind = wire::CommandKindOf(c.type);
+  if ((kind == wire::CommandKind::kRdmaWrite || kind == wire::CommandKind::kSend) && p.local) {
     p.expected = memory_.Expected(*p.local, c.local_tagged_offset, c.length);
   }
   return p;
@@ -239,7 +203,7 @@ std::string CaseDriver::CheckTargetFrame(const ReceivedFrame& f) {
   if (view->opcode() == wire::Opcode::kTerminate) return "a Terminate while carrying out its commands";
   PeerCommand* p = NextMessageCommand();
   if (!p) return "a " + std::string(wire::OpcodeName(view->opcode())) + " no command asked for";
-  if (view->opcode() != OpcodeOf(p->command.type)) {
+  if (view->opcode() != wire::CommandOpcode(p->command.type)) {
     return "a " + std::string(wire::OpcodeName(view->opcode())) + " where " + CommandText(*p) +
            " comes next in posting order (R5040-5.5-R14, R5040-5.1-07, R5040-5.2.1-07)";
   }
@@ -249,27 +213,23 @@ std::string CaseDriver::CheckTargetFrame(const ReceivedFrame& f) {
     return CommandText(*p) + ": a segment of " + std::to_string(f.ulpdu.size()) + " octets, over the suite's MULPDU " +
            std::to_string(mulpdu) + " (R5041-5.2-02)";
   }
-  switch (p->command.type) {
-    case CommandType::kRdmaWrite:
+  switch (wire::CommandKindOf(p->command.type)) {
+    case wire::CommandKind::kRdmaWrite:
       return CheckWriteSegment(*view, *p);
-    case CommandType::kRdmaRead:
+    case wire::CommandKind::kRdmaRead:
       return CheckReadRequest(*view, *p);
-    case CommandType::kImmediateData:
-    case CommandType::kImmediateDataWithSe:
-      return CheckImmediateData(*view, *p);
-    case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap:
-      return CheckAtomicRequest(*view, *p);
-    case CommandType::kFlush:
-    case CommandType::kVerify:
-    case CommandType::kAtomicWrite:
-      return CheckCommitRequest(*view, *p);
-    default:
-      if (!IsSendType(p->command.type)) {
-        return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
-      }
+    case wire::CommandKind::kSend:
       return CheckSendSegment(*view, f.ulpdu, *p);
+    case wire::CommandKind::kImmediateData:
+      return CheckImmediateData(*view, *p);
+    case wire::CommandKind::kAtomic:
+      return CheckAtomicRequest(*view, *p);
+    case wire::CommandKind::kCommit:
+      return CheckCommitRequest(*view, *p);
+    case wire::CommandKind::kUnknown:
+      break;
   }
+  return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
 }
 
 // REQ R5040-5.1-09 R5041-5.2-09 R5041-4.1-05 R5041-5.2-04
@@ -324,9 +284,7 @@ std::string CaseDriver::CheckSendSegment(const wire::RdmapMessageView& v, wire::
       return who + "whose RsvdULP differs from the first segment's (R5041-4.3-04)";
     }
   }
-  const bool invalidate =
-      p.command.type == CommandType::kSendWithInvalidate || p.command.type == CommandType::kSendWithSeAndInvalidate;
-  if (invalidate && h.invalidate_stag != p.command.remote_stag) {
+  if (wire::CommandInvalidates(p.command.type) && h.invalidate_stag != p.command.remote_stag) {
     return who + "with Invalidate STag " + Hex32(h.invalidate_stag) + ", not the " + Hex32(p.command.remote_stag) +
            " it named (R5040-4.1-03, R5040-5.3-13)";
   }

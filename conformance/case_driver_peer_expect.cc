@@ -24,10 +24,8 @@ proto::BrokenAnswer::Kind BrokenKind(const proto::CommandsExpectation& m, uint32
 
 std::string BrokenName(proto::BrokenAnswer::Kind k) { return proto::BrokenAnswer::Kind_Name(k); }
 
-bool IsAtomic(CommandType t) { return t == CommandType::kAtomicFetchAdd || t == CommandType::kAtomicCmpSwap; }
-bool IsCommit(CommandType t) {
-  return t == CommandType::kFlush || t == CommandType::kVerify || t == CommandType::kAtomicWrite;
-}
+bool IsAtomic(CommandType t) { return wire::CommandKindOf(t) == wire::CommandKind::kAtomic; }
+bool IsCommit(CommandType t) { return wire::CommandKindOf(t) == wire::CommandKind::kCommit; }
 
 // What a Read of the suite's region returns: its memory at the Data Source.
 wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {

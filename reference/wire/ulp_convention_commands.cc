@@ -51,30 +51,47 @@ constexpr LayoutField kCbFailed{"Commands Failed", 10, 2};
 constexpr LayoutField kCbFlushed{"Commands Flushed", 12, 2};
 constexpr LayoutField kCbReserved{"Reserved", 14, 2};
 
+// The Command Type table (docs §7.2): one row per type, in type order.
 struct TypeRow {
   CommandType type;
   const char* name;
   uint16_t uses;
+  CommandKind kind;
+  Opcode opcode;  // the message the command posts
 };
 
 constexpr uint16_t kLocalData = kUsesLocal | kUsesLength;
 constexpr uint16_t kRemote = kUsesRemoteStag | kUsesRemoteTo;
+constexpr uint16_t kOperands2 = kUsesOperand1 | kUsesOperand1 << 1;
+constexpr uint16_t kOperands4 = kOperands2 | kUsesOperand1 << 2 | kUsesOperand1 << 3;
+using K = CommandKind;
 constexpr TypeRow kTypes[kMaxCommandType] = {
-    {CommandType::kRdmaWrite, "RDMA Write", kLocalData | kRemote},
-    {CommandType::kRdmaRead, "RDMA Read", kLocalData | kRemote},
-    {CommandType::kSend, "Send", kLocalData},
-    {CommandType::kSendWithSe, "Send with SE", kLocalData},
-    {CommandType::kSendWithInvalidate, "Send with Invalidate", kLocalData | kUsesRemoteStag},
-    {CommandType::kSendWithSeAndInvalidate, "Send with SE and Invalidate", kLocalData | kUsesRemoteStag},
-    {CommandType::kImmediateData, "Immediate Data", kUsesOperand1},
-    {CommandType::kImmediateDataWithSe, "Immediate Data with SE", kUsesOperand1},
-    {CommandType::kAtomicFetchAdd, "Atomic FetchAdd", kRemote | kUsesOperand1 | kUsesOperand1 << 1},
-    {CommandType::kAtomicCmpSwap, "Atomic CmpSwap",
-     kRemote | kUsesOperand1 | kUsesOperand1 << 1 | kUsesOperand1 << 2 | kUsesOperand1 << 3},
-    {CommandType::kFlush, "Flush", kRemote | kUsesLength | kUsesModifier},
-    {CommandType::kVerify, "Verify", kRemote | kUsesLength | kUsesLocal | kUsesModifier},
-    {CommandType::kAtomicWrite, "Atomic Write", kRemote | kUsesOperand1},
+    {CommandType::kRdmaWrite, "RDMA Write", kLocalData | kRemote, K::kRdmaWrite, Opcode::kRdmaWrite},
+    {CommandType::kRdmaRead, "RDMA Read", kLocalData | kRemote, K::kRdmaRead, Opcode::kRdmaReadRequest},
+    {CommandType::kSend, "Send", kLocalData, K::kSend, Opcode::kSend},
+    {CommandType::kSendWithSe, "Send with SE", kLocalData, K::kSend, Opcode::kSendWithSe},
+    {CommandType::kSendWithInvalidate, "Send with Invalidate", kLocalData | kUsesRemoteStag, K::kSend,
+     Opcode::kSendWithInvalidate},
+    {CommandType::kSendWithSeAndInvalidate, "Send with SE and Invalidate", kLocalData | kUsesRemoteStag, K::kSend,
+     Opcode::kSendWithSeAndInvalidate},
+    {CommandType::kImmediateData, "Immediate Data", kUsesOperand1, K::kImmediateData, Opcode::kImmediateData},
+    {CommandType::kImmediateDataWithSe, "Immediate Data with SE", kUsesOperand1, K::kImmediateData,
+     Opcode::kImmediateDataWithSe},
+    {CommandType::kAtomicFetchAdd, "Atomic FetchAdd", kRemote | kOperands2, K::kAtomic, Opcode::kAtomicRequest},
+    {CommandType::kAtomicCmpSwap, "Atomic CmpSwap", kRemote | kOperands4, K::kAtomic, Opcode::kAtomicRequest},
+    {CommandType::kFlush, "Flush", kRemote | kUsesLength | kUsesModifier, K::kCommit, Opcode::kFlushRequest},
+    {CommandType::kVerify, "Verify", kRemote | kUsesLength | kUsesLocal | kUsesModifier, K::kCommit,
+     Opcode::kVerifyRequest},
+    {CommandType::kAtomicWrite, "Atomic Write", kRemote | kUsesOperand1, K::kCommit, Opcode::kAtomicWriteRequest},
 };
+
+constexpr bool RowsInTypeOrder() {
+  for (std::size_t i = 0; i < kMaxCommandType; ++i) {
+    if (static_cast<std::size_t>(kTypes[i].type) != i + 1) return false;
+  }
+  return true;
+}
+static_assert(RowsInTypeOrder(), "kTypes row i describes Command Type i + 1");
 
 bool KnownType(uint64_t t) { return t >= 1 && t <= kMaxCommandType; }
 
@@ -130,6 +147,21 @@ std::string_view CommandTypeName(CommandType t) {
 uint16_t CommandFieldsUsed(CommandType t) {
   const auto i = static_cast<uint8_t>(t);
   return KnownType(i) ? kTypes[i - 1].uses : 0;
+}
+
+CommandKind CommandKindOf(CommandType t) {
+  const auto i = static_cast<uint8_t>(t);
+  return KnownType(i) ? kTypes[i - 1].kind : CommandKind::kUnknown;
+}
+
+std::optional<Opcode> CommandOpcode(CommandType t) {
+  const auto i = static_cast<uint8_t>(t);
+  if (!KnownType(i)) return std::nullopt;
+  return kTypes[i - 1].opcode;
+}
+
+bool CommandInvalidates(CommandType t) {
+  return CommandKindOf(t) == CommandKind::kSend && (CommandFieldsUsed(t) & kUsesRemoteStag) != 0;
 }
 
 Status EncodeCommandRecord(const CommandRecord& rec, Bytes& out) {
