@@ -164,6 +164,8 @@ class CaseDriver {
   std::string CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const;
   std::string TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who);
+  std::string HoldQn1Request(PeerCommand& p, const std::string& who, const char* held);
+  std::string TakeQn0Message(const wire::DdpSegmentHeader& h, const std::string& who);
   wire::Bytes CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
