@@ -190,15 +190,18 @@ TEST(AgentConvention, AnErrorIsReportedOnceThenNothing) {
   EXPECT_EQ(ev.completion_errors(), 1u);
 }
 
+// A delivered Send, and the flushed receive completion that follows one when
+// the stream is gone (`status` as the stack reports it).
+Completion Delivered() { return Completion{.kind = Completion::Kind::kReceive}; }
+Completion FlushedReceive(uint32_t status) {
+  return Completion{.kind = Completion::Kind::kReceiveError, .flushed = true, .status = status};
+}
+
 TEST(AgentConvention, FlushedOrAfterTerminateSendsNothing) {
   ConnectionEvents ev;
-  Completion ok;
-  ok.kind = Completion::Kind::kReceive;
+  const Completion ok = Delivered();
   ASSERT_TRUE(ev.OnCompletion(ok));
-  Completion flushed;
-  flushed.kind = Completion::Kind::kReceiveError;
-  flushed.flushed = true;
-  flushed.status = 5;
+  const Completion flushed = FlushedReceive(5);
   EXPECT_FALSE(ev.OnCompletion(flushed));
   EXPECT_FALSE(ev.OnCompletion(flushed));
   EXPECT_FALSE(ev.OnCompletion(ok));
@@ -215,12 +218,8 @@ TEST(AgentConvention, FlushedOrAfterTerminateSendsNothing) {
 // error and sent a Terminate (code unknown); anything else is a close.
 TEST(AgentConvention, OutcomeBlockSaysWhatVerbsTells) {
   ConnectionEvents closed;
-  Completion ok;
-  ok.kind = Completion::Kind::kReceive;
-  ASSERT_TRUE(closed.OnCompletion(ok));
-  Completion flushed;
-  flushed.kind = Completion::Kind::kReceiveError;
-  flushed.flushed = true;
+  ASSERT_TRUE(closed.OnCompletion(Delivered()));
+  const Completion flushed = FlushedReceive(0);
   closed.OnCompletion(flushed);
   wire::PreviousOutcome o = OutcomeOf(7, closed);
   EXPECT_EQ(o.connection_serial, 7u);
