@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reference/wire/ulp_convention.h"
+#include "tests/targets/agent/agent_test_util.h"
 
 namespace rdmapct::agent {
 namespace {
@@ -26,12 +27,7 @@ std::vector<Registered> FakeRegister(const std::vector<RegionSpec>& layout) {
 wire::Advertisement Decoded(const AgentOptions& o, uint32_t serial = 1) {
   auto layout = DefaultLayout(o);
   ConnectionParams p{16, 8, serial, true, std::nullopt, wire::PreviousOutcome{}};  // first connection: Outcome 0
-  auto bytes = BuildAdvertisement(o, layout, FakeRegister(layout), p);
-  EXPECT_TRUE(bytes.ok());
-  EXPECT_LE(bytes->size(), wire::kAdvertisementMaxLength);
-  auto adv = wire::DecodeAdvertisement(*bytes);
-  EXPECT_TRUE(adv.ok()) << (adv.ok() ? "" : adv.error().field);
-  return *adv;
+  return DecodedAdvertisement(o, layout, FakeRegister(layout), p);
 }
 
 TEST(AgentConvention, AdvertisementHasEveryRoleAndTheOutcomeBlock) {
