@@ -170,6 +170,7 @@ class CaseDriver {
   wire::Bytes AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what);
+  wire::Bytes FrameAnswer(const wire::RdmapSegment& seg, const std::string& what);
   wire::Bytes AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes OutOfOrderOctets(std::size_t at);
   void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);
