@@ -45,22 +45,6 @@ std::string ExpectKind(const proto::Expect& e) {
   }
 }
 
-int Rank(Verdict v) {
-  switch (v) {
-    case Verdict::kPass:
-      return 0;
-    case Verdict::kWarn:
-      return 1;
-    case Verdict::kSkip:
-      return 2;
-    case Verdict::kFail:
-      return 3;
-    case Verdict::kError:
-      return 4;
-  }
-  return 4;
-}
-
 // No alternative of an any_of matched: the least severe miss, every reason.
 Evaluation CombineMisses(const std::vector<Evaluation>& results) {
   Evaluation e;
@@ -70,7 +54,7 @@ Evaluation CombineMisses(const std::vector<Evaluation>& results) {
   e.outcome.expected = "any of:";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const MatchOutcome& o = results[i].outcome;
-    if (Rank(o.verdict) < Rank(e.outcome.verdict)) e.outcome.verdict = o.verdict;
+    e.outcome.verdict = MilderMiss(e.outcome.verdict, o.verdict);
     const std::string n = std::to_string(i + 1) + ") ";
     e.outcome.reason += " " + n + o.reason + (i + 1 < results.size() ? ";" : "");
     e.outcome.expected += "\n  " + n + o.expected;

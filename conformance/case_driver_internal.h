@@ -164,10 +164,13 @@ class CaseDriver {
   std::string CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p);
   std::string CommitFieldsProblem(const wire::RdmapMessageView& v, const PeerCommand& p) const;
   std::string TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who);
+  std::string HoldQn1Request(PeerCommand& p, const std::string& who, const char* held);
+  std::string TakeQn0Message(const wire::DdpSegmentHeader& h, const std::string& who);
   wire::Bytes CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what);
+  wire::Bytes FrameAnswer(const wire::RdmapSegment& seg, const std::string& what);
   wire::Bytes AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind broken);
   wire::Bytes OutOfOrderOctets(std::size_t at);
   void AnswerReads(const proto::CommandsExpectation& m, Clock::time_point deadline);

@@ -23,41 +23,6 @@ namespace {
 
 using wire::CommandType;
 
-bool IsSendType(CommandType t) {
-  return t == CommandType::kSend || t == CommandType::kSendWithSe || t == CommandType::kSendWithInvalidate ||
-         t == CommandType::kSendWithSeAndInvalidate;
-}
-
-wire::Opcode OpcodeOf(CommandType t) {
-  switch (t) {
-    case CommandType::kRdmaWrite:
-      return wire::Opcode::kRdmaWrite;
-    case CommandType::kRdmaRead:
-      return wire::Opcode::kRdmaReadRequest;
-    case CommandType::kSendWithSe:
-      return wire::Opcode::kSendWithSe;
-    case CommandType::kSendWithInvalidate:
-      return wire::Opcode::kSendWithInvalidate;
-    case CommandType::kSendWithSeAndInvalidate:
-      return wire::Opcode::kSendWithSeAndInvalidate;
-    case CommandType::kImmediateData:
-      return wire::Opcode::kImmediateData;
-    case CommandType::kImmediateDataWithSe:
-      return wire::Opcode::kImmediateDataWithSe;
-    case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap:
-      return wire::Opcode::kAtomicRequest;
-    case CommandType::kFlush:
-      return wire::Opcode::kFlushRequest;
-    case CommandType::kVerify:
-      return wire::Opcode::kVerifyRequest;
-    case CommandType::kAtomicWrite:
-      return wire::Opcode::kAtomicWriteRequest;
-    default:
-      return wire::Opcode::kSend;
-  }
-}
-
 // The requirement ids that put a COMMIT request on QN 1.
 const char* CommitQueueIds(CommandType t) {
   switch (t) {
@@ -89,6 +54,29 @@ std::string CommonHeaderProblem(const wire::RdmapMessageView& v) {
   }
   if (v.ctrl.rsv != 0) return "RDMAP Rsv " + std::to_string(v.ctrl.rsv) + ", not zero (R5040-4.1-12)";
   return {};
+}
+
+// The rules the target's single-segment untagged messages share (Read
+// Request, Immediate Data, Atomic and COMMIT requests): T = 0, their queue,
+// one segment with MO 0 and L = 1. Each message cites its own requirements.
+struct UntaggedRules {
+  const char* tagged_ids;   // cited when T = 1
+  uint32_t queue;           // the QN it must use
+  std::string queue_ids;    // follows "on QN <n>"
+  const char* segment_ids;  // cited when not MO 0 and L = 1
+};
+
+std::string UntaggedMessageProblem(const wire::DdpSegmentHeader& h, const std::string& who, const UntaggedRules& r) {
+  if (h.tagged) return who + "with T = 1 (" + r.tagged_ids + ")";
+  if (h.queue_number != r.queue) return who + "on QN " + std::to_string(h.queue_number) + r.queue_ids;
+  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (" + r.segment_ids + ")";
+  return {};
+}
+
+// A QN 1 request whose MSN is not the next one the suite expects.
+std::string Qn1MsnProblem(uint32_t msn, uint32_t want, const std::string& who, const char* ids) {
+  if (msn == want) return {};
+  return who + "with MSN " + std::to_string(msn) + ", not " + std::to_string(want) + " (" + ids + ")";
 }
 
 }  // namespace
@@ -150,12 +138,10 @@ std::optional<PeerCommand> CaseDriver::MakePeerCommand(const proto::Command& pc,
   }
   if (uses & wire::kUsesLength) c.length = pc.length();
   if (uses & wire::kUsesRemoteStag) c.remote_stag = pc.has_remote_stag() ? pc.remote_stag() : kSuitePeerStag;
-  if (IsSendType(c.type) && (uses & wire::kUsesRemoteStag) && !pc.has_remote_stag()) {
+  if (wire::CommandInvalidates(c.type) && !pc.has_remote_stag()) {
     // Each Send with Invalidate names a suite STag not invalidated yet.
-    const auto named = std::count_if(peer_.commands.begin(), peer_.commands.end(), [](const PeerCommand& q) {
-      return q.command.type == CommandType::kSendWithInvalidate ||
-             q.command.type == CommandType::kSendWithSeAndInvalidate;
-    });
+    const auto named = std::count_if(peer_.commands.begin(), peer_.commands.end(),
+                                     [](const PeerCommand& q) { return wire::CommandInvalidates(q.command.type); });
     if (static_cast<uint32_t>(named) >= kSuiteInvalidateStags) {
       error = "more than " + std::to_string(kSuiteInvalidateStags) + " Sends with Invalidate on one connection";
       return std::nullopt;
@@ -170,7 +156,8 @@ std::optional<PeerCommand> CaseDriver::MakePeerCommand(const proto::Command& pc,
     if (!(uses & (wire::kUsesOperand1 << k))) c.operand[k] = 0;
   }
   // What a Write or Send must carry: the target's memory as the suite records it.
-  if ((c.type == CommandType::kRdmaWrite || IsSendType(c.type)) && p.local) {
+  const wire::CommandKind kind = wire::CommandKindOf(c.type);
+  if ((kind == wire::CommandKind::kRdmaWrite || kind == wire::CommandKind::kSend) && p.local) {
     p.expected = memory_.Expected(*p.local, c.local_tagged_offset, c.length);
   }
   return p;
@@ -239,7 +226,7 @@ std::string CaseDriver::CheckTargetFrame(const ReceivedFrame& f) {
   if (view->opcode() == wire::Opcode::kTerminate) return "a Terminate while carrying out its commands";
   PeerCommand* p = NextMessageCommand();
   if (!p) return "a " + std::string(wire::OpcodeName(view->opcode())) + " no command asked for";
-  if (view->opcode() != OpcodeOf(p->command.type)) {
+  if (view->opcode() != wire::CommandOpcode(p->command.type)) {
     return "a " + std::string(wire::OpcodeName(view->opcode())) + " where " + CommandText(*p) +
            " comes next in posting order (R5040-5.5-R14, R5040-5.1-07, R5040-5.2.1-07)";
   }
@@ -249,27 +236,23 @@ std::string CaseDriver::CheckTargetFrame(const ReceivedFrame& f) {
     return CommandText(*p) + ": a segment of " + std::to_string(f.ulpdu.size()) + " octets, over the suite's MULPDU " +
            std::to_string(mulpdu) + " (R5041-5.2-02)";
   }
-  switch (p->command.type) {
-    case CommandType::kRdmaWrite:
+  switch (wire::CommandKindOf(p->command.type)) {
+    case wire::CommandKind::kRdmaWrite:
       return CheckWriteSegment(*view, *p);
-    case CommandType::kRdmaRead:
+    case wire::CommandKind::kRdmaRead:
       return CheckReadRequest(*view, *p);
-    case CommandType::kImmediateData:
-    case CommandType::kImmediateDataWithSe:
-      return CheckImmediateData(*view, *p);
-    case CommandType::kAtomicFetchAdd:
-    case CommandType::kAtomicCmpSwap:
-      return CheckAtomicRequest(*view, *p);
-    case CommandType::kFlush:
-    case CommandType::kVerify:
-    case CommandType::kAtomicWrite:
-      return CheckCommitRequest(*view, *p);
-    default:
-      if (!IsSendType(p->command.type)) {
-        return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
-      }
+    case wire::CommandKind::kSend:
       return CheckSendSegment(*view, f.ulpdu, *p);
+    case wire::CommandKind::kImmediateData:
+      return CheckImmediateData(*view, *p);
+    case wire::CommandKind::kAtomic:
+      return CheckAtomicRequest(*view, *p);
+    case wire::CommandKind::kCommit:
+      return CheckCommitRequest(*view, *p);
+    case wire::CommandKind::kUnknown:
+      break;
   }
+  return CommandText(*p) + ": the runner cannot check this Command Type yet (docs/target-convention.md §7.5)";
 }
 
 // REQ R5040-5.1-09 R5041-5.2-09 R5041-4.1-05 R5041-5.2-04
@@ -307,13 +290,7 @@ std::string CaseDriver::CheckSendSegment(const wire::RdmapMessageView& v, wire::
   const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " segment ";
   if (h.tagged || h.queue_number != 0) return who + "not untagged on QN 0 (R5041-4.3-06)";
   if (p.progress == 0) {
-    if (std::count(peer_.qn0_msns.begin(), peer_.qn0_msns.end(), h.msn) || h.msn == 0 ||
-        h.msn <= peer_.last_message_msn) {
-      return who + "with MSN " + std::to_string(h.msn) +
-             ", which does not follow the target's earlier QN 0 MSNs (R5041-4.3-07)";
-    }
-    peer_.qn0_msns.push_back(h.msn);
-    peer_.last_message_msn = h.msn;
+    if (std::string bad = TakeQn0Message(h, who); !bad.empty()) return bad;
     p.rsvd_ulp.assign(ulpdu.begin() + 1, ulpdu.begin() + 6);  // RsvdULP: DDP header octets 1-5
     p.msn = h.msn;
   } else {
@@ -324,9 +301,7 @@ std::string CaseDriver::CheckSendSegment(const wire::RdmapMessageView& v, wire::
       return who + "whose RsvdULP differs from the first segment's (R5041-4.3-04)";
     }
   }
-  const bool invalidate =
-      p.command.type == CommandType::kSendWithInvalidate || p.command.type == CommandType::kSendWithSeAndInvalidate;
-  if (invalidate && h.invalidate_stag != p.command.remote_stag) {
+  if (wire::CommandInvalidates(p.command.type) && h.invalidate_stag != p.command.remote_stag) {
     return who + "with Invalidate STag " + Hex32(h.invalidate_stag) + ", not the " + Hex32(p.command.remote_stag) +
            " it named (R5040-4.1-03, R5040-5.3-13)";
   }
@@ -354,12 +329,12 @@ std::string CaseDriver::CheckSendSegment(const wire::RdmapMessageView& v, wire::
 std::string CaseDriver::CheckReadRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": RDMA Read Request ";
-  if (h.tagged) return who + "with T = 1 (R5040-5.2.1-01)";
-  if (h.queue_number != 1) return who + "on QN " + std::to_string(h.queue_number) + " (R5040-5.2.1-02)";
-  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (R5040-4.4-01)";
-  if (h.msn != peer_.next_qn1_msn) {
-    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
-           " (R5041-4.3-07, R5041-4.3-08)";
+  if (std::string bad = UntaggedMessageProblem(h, who, {"R5040-5.2.1-01", 1, " (R5040-5.2.1-02)", "R5040-4.4-01"});
+      !bad.empty()) {
+    return bad;
+  }
+  if (std::string bad = Qn1MsnProblem(h.msn, peer_.next_qn1_msn, who, "R5041-4.3-07, R5041-4.3-08"); !bad.empty()) {
+    return bad;
   }
   const auto* r = std::get_if<wire::ReadRequestHeader>(&v.header);
   if (!r || !v.ulp_payload.empty()) {
@@ -373,15 +348,7 @@ std::string CaseDriver::CheckReadRequest(const wire::RdmapMessageView& v, PeerCo
     return who + ReadRequestHeaderText(*r) + ", not the " + ReadRequestHeaderText(want) +
            " it named (R5040-4.4-01, R5040-5.2.1-09)";
   }
-  ++peer_.next_qn1_msn;
-  p.read_request = ++peer_.read_requests;
-  p.message_done = true;
-  peer_.unanswered.push_back(static_cast<std::size_t>(&p - peer_.commands.data()));
-  if (peer_.unanswered.size() > peer_.suite_ird) {
-    return who + "while " + std::to_string(peer_.unanswered.size() - 1) +
-           " Reads were outstanding: more than the Suite IRD " + std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
-  }
-  return {};
+  return HoldQn1Request(p, who, "Reads");
 }
 
 // REQ R7306-6.3-01 R7306-6.3-04 R7306-6.3-05 R7306-6.3-06 R5041-4.3-07
@@ -389,9 +356,10 @@ std::string CaseDriver::CheckReadRequest(const wire::RdmapMessageView& v, PeerCo
 std::string CaseDriver::CheckImmediateData(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " ";
-  if (h.tagged) return who + "with T = 1 (R7306-6.3-01)";
-  if (h.queue_number != 0) return who + "on QN " + std::to_string(h.queue_number) + " (R7306-6.3-04)";
-  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (R7306-6.3-05)";
+  if (std::string bad = UntaggedMessageProblem(h, who, {"R7306-6.3-01", 0, " (R7306-6.3-04)", "R7306-6.3-05"});
+      !bad.empty()) {
+    return bad;
+  }
   const auto* imm = std::get_if<wire::ImmediateDataHeader>(&v.header);
   if (!imm || !v.ulp_payload.empty()) {
     return who + "of " + std::to_string(v.ddp.payload.size()) + " octets, not exactly 8 (R7306-6.3-05)";
@@ -400,6 +368,15 @@ std::string CaseDriver::CheckImmediateData(const wire::RdmapMessageView& v, Peer
     return who + "carrying " + Hex64(imm->immediate_data) + ", not the " + Hex64(p.command.operand[0]) +
            " the ULP posted (R7306-6.3-05)";
   }
+  if (std::string bad = TakeQn0Message(h, who); !bad.empty()) return bad;
+  p.message_done = true;
+  return {};
+}
+
+// REQ R5041-4.3-07
+// A new QN 0 message (a Send's first segment, Immediate Data): its MSN
+// follows the target's earlier QN 0 MSNs, and is recorded.
+std::string CaseDriver::TakeQn0Message(const wire::DdpSegmentHeader& h, const std::string& who) {
   if (std::count(peer_.qn0_msns.begin(), peer_.qn0_msns.end(), h.msn) || h.msn == 0 ||
       h.msn <= peer_.last_message_msn) {
     return who + "with MSN " + std::to_string(h.msn) +
@@ -407,7 +384,6 @@ std::string CaseDriver::CheckImmediateData(const wire::RdmapMessageView& v, Peer
   }
   peer_.qn0_msns.push_back(h.msn);
   peer_.last_message_msn = h.msn;
-  p.message_done = true;
   return {};
 }
 
@@ -418,9 +394,11 @@ std::string CaseDriver::CheckAtomicRequest(const wire::RdmapMessageView& v, Peer
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const wire::Command& c = p.command;
   const std::string who = CommandText(p) + ": Atomic Request ";
-  if (h.tagged) return who + "with T = 1 (R7306-5.2.1-S1)";
-  if (h.queue_number != 1) return who + "on QN " + std::to_string(h.queue_number) + " (R7306-5.2-02, R7306-5.2.1-S5)";
-  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (R7306-5.2-02)";
+  if (std::string bad =
+          UntaggedMessageProblem(h, who, {"R7306-5.2.1-S1", 1, " (R7306-5.2-02, R7306-5.2.1-S5)", "R7306-5.2-02"});
+      !bad.empty()) {
+    return bad;
+  }
   const auto* a = std::get_if<wire::AtomicRequestHeader>(&v.header);
   if (!a || !v.ulp_payload.empty()) {
     return who + "whose payload is not exactly the Atomic Request Header (" + std::to_string(v.ddp.payload.size()) +
@@ -447,17 +425,26 @@ std::string CaseDriver::CheckAtomicRequest(const wire::RdmapMessageView& v, Peer
 // A checked QN 1 request (Atomic or COMMIT): the next QN 1 MSN (shared with
 // Read Requests), then held for the suite's answer within the Suite IRD.
 std::string CaseDriver::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerCommand& p, const std::string& who) {
-  if (h.msn != peer_.next_qn1_msn) {
-    return who + "with MSN " + std::to_string(h.msn) + ", not " + std::to_string(peer_.next_qn1_msn) +
-           " (R5041-4.3-07: QN 1 is shared with Read Requests)";
+  if (std::string bad =
+          Qn1MsnProblem(h.msn, peer_.next_qn1_msn, who, "R5041-4.3-07: QN 1 is shared with Read Requests");
+      !bad.empty()) {
+    return bad;
   }
+  return HoldQn1Request(p, who, "requests");
+}
+
+// REQ R5040-6.1-09
+// A QN 1 request (Read, Atomic or COMMIT) whose MSN was the next one: held
+// for the suite's answer; more `held` outstanding than the Suite IRD breaks
+// the requester's ORD limit.
+std::string CaseDriver::HoldQn1Request(PeerCommand& p, const std::string& who, const char* held) {
   ++peer_.next_qn1_msn;
   p.read_request = ++peer_.read_requests;
   p.message_done = true;
   peer_.unanswered.push_back(static_cast<std::size_t>(&p - peer_.commands.data()));
   if (peer_.unanswered.size() > peer_.suite_ird) {
-    return who + "while " + std::to_string(peer_.unanswered.size() - 1) +
-           " requests were outstanding: more than the Suite IRD " + std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
+    return who + "while " + std::to_string(peer_.unanswered.size() - 1) + " " + held +
+           " were outstanding: more than the Suite IRD " + std::to_string(peer_.suite_ird) + " (R5040-6.1-09)";
   }
   return {};
 }
@@ -469,11 +456,9 @@ std::string CaseDriver::TakeQn1Request(const wire::DdpSegmentHeader& h, PeerComm
 std::string CaseDriver::CheckCommitRequest(const wire::RdmapMessageView& v, PeerCommand& p) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const std::string who = CommandText(p) + ": " + wire::OpcodeName(v.opcode()) + " ";
-  if (h.tagged) return who + "with T = 1 (RCOMMIT-3.1-T01, T03, T05)";
-  if (h.queue_number != 1) {
-    return who + "on QN " + std::to_string(h.queue_number) + ", not 1 (" + CommitQueueIds(p.command.type) + ")";
-  }
-  if (!h.last || h.message_offset != 0) return who + "not one segment with MO 0 and L = 1 (RCOMMIT-3.1-08)";
+  const UntaggedRules rules{"RCOMMIT-3.1-T01, T03, T05", 1,
+                            std::string(", not 1 (") + CommitQueueIds(p.command.type) + ")", "RCOMMIT-3.1-08"};
+  if (std::string bad = UntaggedMessageProblem(h, who, rules); !bad.empty()) return bad;
   if (std::string bad = CommitFieldsProblem(v, p); !bad.empty()) return who + bad;
   return TakeQn1Request(h, p, who);
 }

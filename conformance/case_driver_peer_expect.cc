@@ -24,10 +24,14 @@ proto::BrokenAnswer::Kind BrokenKind(const proto::CommandsExpectation& m, uint32
 
 std::string BrokenName(proto::BrokenAnswer::Kind k) { return proto::BrokenAnswer::Kind_Name(k); }
 
-bool IsAtomic(CommandType t) { return t == CommandType::kAtomicFetchAdd || t == CommandType::kAtomicCmpSwap; }
-bool IsCommit(CommandType t) {
-  return t == CommandType::kFlush || t == CommandType::kVerify || t == CommandType::kAtomicWrite;
+// What an answer's frames are called: "answer to <command>", or, unless
+// `plain`, "broken answer (<kind>) to <command>".
+std::string AnswerName(bool plain, proto::BrokenAnswer::Kind broken, const PeerCommand& p) {
+  return (plain ? std::string("answer to ") : "broken answer (" + BrokenName(broken) + ") to ") + CommandText(p);
 }
+
+bool IsAtomic(CommandType t) { return wire::CommandKindOf(t) == wire::CommandKind::kAtomic; }
+bool IsCommit(CommandType t) { return wire::CommandKindOf(t) == wire::CommandKind::kCommit; }
 
 // What a Read of the suite's region returns: its memory at the Data Source.
 wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {
@@ -39,6 +43,14 @@ wire::Bytes SourceOctets(const wire::Command& c, const wire::Bytes& memory) {
 
 }  // namespace
 
+// One segment of an answer to the target's request, framed for the target;
+// its frame is named `what` and summarized (every answer path builds its
+// octets here).
+wire::Bytes CaseDriver::FrameAnswer(const wire::RdmapSegment& seg, const std::string& what) {
+  const wire::Bytes ulpdu = wire::EncodeSegment(seg);
+  return conn_->FrameUlpdu(ulpdu, nullptr, what + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+}
+
 // REQ R5041-5.2-02 R5041-5.2-09 R5040-5.2.2-02 R5040-5.2.2-09
 // One Read Response: `data` to STag / TO, segmented at the suite's MULPDU.
 wire::Bytes CaseDriver::FrameReadResponse(uint32_t stag, uint64_t to, wire::ByteSpan data, const std::string& what) {
@@ -49,8 +61,7 @@ wire::Bytes CaseDriver::FrameReadResponse(uint32_t stag, uint64_t to, wire::Byte
     const std::size_t n = std::min(room, data.size() - off);
     wire::RdmapSegment seg = wire::MakeReadResponse(stag, to + off, data.subspan(off, n));
     seg.ddp.last = off + n == data.size();
-    const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-    const wire::Bytes b = conn_->FrameUlpdu(ulpdu, nullptr, what + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+    const wire::Bytes b = FrameAnswer(seg, what);
     octets.insert(octets.end(), b.begin(), b.end());
     off += n;
   } while (off < data.size());
@@ -83,9 +94,7 @@ wire::Bytes CaseDriver::ReadResponseOctets(PeerCommand& p, proto::BrokenAnswer::
   }
   const bool plain =
       broken == proto::BrokenAnswer::KIND_UNSPECIFIED || broken == proto::BrokenAnswer::UNSOLICITED_AFTER;
-  return FrameReadResponse(
-      stag, to, data,
-      plain ? "answer to " + CommandText(p) : "broken answer (" + BrokenName(broken) + ") to " + CommandText(p));
+  return FrameReadResponse(stag, to, data, AnswerName(plain, broken, p));
 }
 
 // REQ R7306-5.2.2-S2 R7306-5.2.2-S3 R7306-5.2.2-02 R7306-5.2.2-03
@@ -112,10 +121,7 @@ wire::Bytes CaseDriver::AtomicResponseOctets(PeerCommand& p, proto::BrokenAnswer
   wire::RdmapSegment seg =
       wire::MakeAtomicResponse(wrong_queue ? send_state_.next_msn[1] : send_state_.next_msn[3]++, {id, old});
   if (wrong_queue) seg.ddp.queue_number = 1;
-  const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-  const std::string what =
-      broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
-  return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+  return FrameAnswer(seg, AnswerName(broken == proto::BrokenAnswer::KIND_UNSPECIFIED, broken, p));
 }
 
 // REQ RCOMMIT-3.1.1.2-01 RCOMMIT-3.1.2.2-01 RCOMMIT-3.1.3.2-01 RCOMMIT-3.1.2.2-02
@@ -140,10 +146,7 @@ wire::Bytes CaseDriver::CommitResponseOctets(PeerCommand& p, proto::BrokenAnswer
     if (at + 8 <= peer_.memory.size()) wire::StoreBe64(peer_.memory.data() + at, c.operand[0]);
     seg = wire::MakeAtomicWriteResponse(msn);
   }
-  const wire::Bytes ulpdu = wire::EncodeSegment(seg);
-  const std::string what =
-      broken == proto::BrokenAnswer::KIND_UNSPECIFIED ? "answer to " : "broken answer (" + BrokenName(broken) + ") to ";
-  return conn_->FrameUlpdu(ulpdu, nullptr, what + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+  return FrameAnswer(seg, AnswerName(broken == proto::BrokenAnswer::KIND_UNSPECIFIED, broken, p));
 }
 
 // The answer to one request as the case asks for it; "" in peer_.case_error
@@ -164,21 +167,16 @@ wire::Bytes CaseDriver::AnswerOctets(PeerCommand& p, proto::BrokenAnswer::Kind b
   if (broken == K::ATOMIC_RESPONSE_INSTEAD) {
     // REQ R7306-5.2.2-S7: a response to a request never made (decisions D-C8).
     p.expected = SourceOctets(p.command, peer_.memory);
-    const wire::Bytes ulpdu = wire::EncodeSegment(wire::MakeAtomicResponse(send_state_.next_msn[3]++, {0x13, 0}));
-    return conn_->FrameUlpdu(ulpdu, nullptr,
-                             "broken answer (ATOMIC_RESPONSE_INSTEAD) to " + CommandText(p) + ": " +
-                                 SummarizeUlpdu(ulpdu, options_.profile));
+    return FrameAnswer(wire::MakeAtomicResponse(send_state_.next_msn[3]++, {0x13, 0}), AnswerName(false, broken, p));
   }
   wire::Bytes octets = atomic ? AtomicResponseOctets(p, broken) : ReadResponseOctets(p, broken);
   if (broken != K::UNSOLICITED_AFTER) return octets;
   // REQ R5040-5.2.2-08 R7306-5.2.2-S7: the same answer again, nothing outstanding.
   wire::Bytes again;
   if (atomic) {
-    const wire::Bytes ulpdu = wire::EncodeSegment(
-        wire::MakeAtomicResponse(send_state_.next_msn[3]++, {p.request_id, wire::LoadBe64(p.expected.data())}));
-    again = conn_->FrameUlpdu(
-        ulpdu, nullptr,
-        "unsolicited repeat of the answer to " + CommandText(p) + ": " + SummarizeUlpdu(ulpdu, options_.profile));
+    again = FrameAnswer(
+        wire::MakeAtomicResponse(send_state_.next_msn[3]++, {p.request_id, wire::LoadBe64(p.expected.data())}),
+        "unsolicited repeat of the answer to " + CommandText(p));
   } else {
     wire::Bytes flipped = p.expected;
     for (uint8_t& b : flipped) b = static_cast<uint8_t>(~b);

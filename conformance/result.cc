@@ -7,22 +7,15 @@ namespace {
 
 constexpr std::array<std::string_view, 5> kVerdictNames = {"pass", "warn", "fail", "skip", "error"};
 
-// Rank for Worse(): skip < pass < warn < fail < error.
-int Rank(Verdict v) {
-  switch (v) {
-    case Verdict::kSkip:
-      return 0;
-    case Verdict::kPass:
-      return 1;
-    case Verdict::kWarn:
-      return 2;
-    case Verdict::kFail:
-      return 3;
-    case Verdict::kError:
-      return 4;
-  }
-  return 4;
-}
+// The two orders verdicts are folded in, as data indexed by Verdict (pass,
+// warn, fail, skip, error). Worse(): a skip yields to anything, skip < pass <
+// warn < fail < error. MilderMiss(): of several misses the least severe, and a
+// skip (the alternative did not apply) is milder than a fail but no better
+// than a warn: pass < warn < skip < fail < error.
+constexpr std::array<int, 5> kWorseRank = {1, 2, 3, 0, 4};
+constexpr std::array<int, 5> kMissRank = {0, 1, 3, 2, 4};
+
+int RankIn(const std::array<int, 5>& ranks, Verdict v) { return ranks.at(static_cast<std::size_t>(v)); }
 
 }  // namespace
 
@@ -47,7 +40,9 @@ Verdict VerdictForMiss(proto::Level level) {
   }
 }
 
-Verdict Worse(Verdict a, Verdict b) { return Rank(a) >= Rank(b) ? a : b; }
+Verdict Worse(Verdict a, Verdict b) { return RankIn(kWorseRank, a) >= RankIn(kWorseRank, b) ? a : b; }
+
+Verdict MilderMiss(Verdict a, Verdict b) { return RankIn(kMissRank, b) < RankIn(kMissRank, a) ? b : a; }
 
 std::string_view LevelText(proto::Level level) {
   switch (level) {

@@ -44,6 +44,11 @@ Verdict VerdictForMiss(proto::Level level);
 // yields to anything else.
 Verdict Worse(Verdict a, Verdict b);
 
+// The milder of two misses, for an any_of none of whose alternatives matched
+// (its verdict is its least severe miss): pass < warn < skip < fail < error.
+// On a tie, `a`.
+Verdict MilderMiss(Verdict a, Verdict b);
+
 // "MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY", "" (unspecified).
 std::string_view LevelText(proto::Level level);
 

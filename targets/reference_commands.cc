@@ -17,22 +17,6 @@ using model::UlpEventKind;
 using wire::CommandType;
 using wire::CompletionStatus;
 
-// A Send variant's opcode, or nullopt for the other types.
-std::optional<wire::Opcode> SendOpcode(CommandType t) {
-  switch (t) {
-    case CommandType::kSend:
-      return wire::Opcode::kSend;
-    case CommandType::kSendWithSe:
-      return wire::Opcode::kSendWithSe;
-    case CommandType::kSendWithInvalidate:
-      return wire::Opcode::kSendWithInvalidate;
-    case CommandType::kSendWithSeAndInvalidate:
-      return wire::Opcode::kSendWithSeAndInvalidate;
-    default:
-      return std::nullopt;
-  }
-}
-
 // The requester completion that finishes a command of type `t` (none: the
 // command completes when it is handed to the LLP).
 std::optional<UlpEventKind> CompletionKind(CommandType t) {
@@ -158,10 +142,10 @@ model::PostStatus ReferenceTargetConnection::PostCommand(CommandSlot& s) {
     s.status = CompletionStatus::kLocalError;
     return model::PostStatus::kOk;
   }
-  if (auto op = SendOpcode(c.type)) {
+  if (wire::CommandKindOf(c.type) == wire::CommandKind::kSend) {
     uint32_t invalidate = c.remote_stag;
     if (config_.faults.Has(model::Fault::kSendInvalidateWrongStag)) invalidate += 1;
-    st = endpoint_->PostSend(*op, local, invalidate, posted_);
+    st = endpoint_->PostSend(*wire::CommandOpcode(c.type), local, invalidate, posted_);
   } else if (c.type == CommandType::kRdmaWrite) {
     st = endpoint_->PostRdmaWrite(c.remote_stag, c.remote_tagged_offset, local, posted_);
   } else if (c.type == CommandType::kRdmaRead) {

@@ -4,146 +4,77 @@
 #include <limits>
 
 #include "reference/wire/crc32c.h"
+#include "reference/wire/field_table.h"
 
 namespace rdmapct::wire {
 namespace {
 
-// One field of a fixed layout; the tables below are the byte-layout tables
-// of docs/target-convention.md, so code and document name the same fields at
-// the same offsets.
-struct Field {
-  const char* name;
-  std::size_t offset;  // within its block
-  std::size_t width;   // octets: 1, 2, 4 or 8 (4 for the magics)
-};
+// The tables below are the byte-layout tables of docs/target-convention.md
+// (field_table.h), so code and document name the same fields at the same
+// offsets.
 
 // Advertisement header (docs §3.1).
-constexpr Field kAdvMagic{"Advertisement Magic", 0, 4};
-constexpr Field kAdvMajor{"Major Version", 4, 1};
-constexpr Field kAdvMinor{"Minor Version", 5, 1};
-constexpr Field kAdvFlags{"Flags", 6, 2};
-constexpr Field kAdvIrd{"IRD", 8, 2};
-constexpr Field kAdvOrd{"ORD", 10, 2};
-constexpr Field kAdvBufferCount{"Receive Buffer Count", 12, 2};
-constexpr Field kAdvRegionCount{"Region Count", 14, 1};
-constexpr Field kAdvEntryLength{"Region Entry Length", 15, 1};
-constexpr Field kAdvBufferSize{"Receive Buffer Size", 16, 4};
-constexpr Field kAdvSerial{"Connection Serial", 20, 4};
-constexpr std::array<Field, 11> kAdvHeaderFields{kAdvMagic,       kAdvMajor,      kAdvMinor,       kAdvFlags,
-                                                 kAdvIrd,         kAdvOrd,        kAdvBufferCount, kAdvRegionCount,
-                                                 kAdvEntryLength, kAdvBufferSize, kAdvSerial};
+constexpr LayoutField kAdvMagic{"Advertisement Magic", 0, 4};
+constexpr LayoutField kAdvMajor{"Major Version", 4, 1};
+constexpr LayoutField kAdvMinor{"Minor Version", 5, 1};
+constexpr LayoutField kAdvFlags{"Flags", 6, 2};
+constexpr LayoutField kAdvIrd{"IRD", 8, 2};
+constexpr LayoutField kAdvOrd{"ORD", 10, 2};
+constexpr LayoutField kAdvBufferCount{"Receive Buffer Count", 12, 2};
+constexpr LayoutField kAdvRegionCount{"Region Count", 14, 1};
+constexpr LayoutField kAdvEntryLength{"Region Entry Length", 15, 1};
+constexpr LayoutField kAdvBufferSize{"Receive Buffer Size", 16, 4};
+constexpr LayoutField kAdvSerial{"Connection Serial", 20, 4};
+constexpr std::array<LayoutField, 11> kAdvHeaderFields{
+    kAdvMagic,       kAdvMajor,       kAdvMinor,       kAdvFlags,      kAdvIrd,   kAdvOrd,
+    kAdvBufferCount, kAdvRegionCount, kAdvEntryLength, kAdvBufferSize, kAdvSerial};
 
 // Region entry (docs §3.2).
-constexpr Field kRegStag{"STag", 0, 4};
-constexpr Field kRegBaseTo{"Base Tagged Offset", 4, 8};
-constexpr Field kRegLength{"Length", 12, 4};
-constexpr Field kRegAccess{"Access", 16, 1};
-constexpr Field kRegAttributes{"Attributes", 17, 1};
-constexpr Field kRegObject{"Memory Object", 18, 2};
-constexpr Field kRegObjectOffset{"Object Offset", 20, 4};
-constexpr std::array<Field, 7> kRegionFields{kRegStag,       kRegBaseTo, kRegLength,      kRegAccess,
-                                             kRegAttributes, kRegObject, kRegObjectOffset};
+constexpr LayoutField kRegStag{"STag", 0, 4};
+constexpr LayoutField kRegBaseTo{"Base Tagged Offset", 4, 8};
+constexpr LayoutField kRegLength{"Length", 12, 4};
+constexpr LayoutField kRegAccess{"Access", 16, 1};
+constexpr LayoutField kRegAttributes{"Attributes", 17, 1};
+constexpr LayoutField kRegObject{"Memory Object", 18, 2};
+constexpr LayoutField kRegObjectOffset{"Object Offset", 20, 4};
+constexpr std::array<LayoutField, 7> kRegionFields{kRegStag,       kRegBaseTo, kRegLength,      kRegAccess,
+                                                   kRegAttributes, kRegObject, kRegObjectOffset};
 
 // Previous-connection outcome block (docs §3.4).
-constexpr Field kOutSerial{"Outcome Connection Serial", 0, 4};
-constexpr Field kOutOutcome{"Outcome", 4, 1};
-constexpr Field kOutFlags{"Outcome Flags", 5, 1};
-constexpr Field kOutLayerType{"Outcome Layer/EType", 6, 1};
-constexpr Field kOutCode{"Outcome Error Code", 7, 1};
-constexpr Field kOutEvents{"Events Sent", 8, 2};
-constexpr Field kOutErrors{"Completion Errors", 10, 2};
-constexpr std::array<Field, 7> kOutcomeFields{kOutSerial, kOutOutcome, kOutFlags, kOutLayerType,
-                                              kOutCode,   kOutEvents,  kOutErrors};
+constexpr LayoutField kOutSerial{"Outcome Connection Serial", 0, 4};
+constexpr LayoutField kOutOutcome{"Outcome", 4, 1};
+constexpr LayoutField kOutFlags{"Outcome Flags", 5, 1};
+constexpr LayoutField kOutLayerType{"Outcome Layer/EType", 6, 1};
+constexpr LayoutField kOutCode{"Outcome Error Code", 7, 1};
+constexpr LayoutField kOutEvents{"Events Sent", 8, 2};
+constexpr LayoutField kOutErrors{"Completion Errors", 10, 2};
+constexpr std::array<LayoutField, 7> kOutcomeFields{kOutSerial, kOutOutcome, kOutFlags, kOutLayerType,
+                                                    kOutCode,   kOutEvents,  kOutErrors};
 
 // Event Record (docs §6.2).
-constexpr Field kEvMagic{"Event Magic", 0, 4};
-constexpr Field kEvMajor{"Major Version", 4, 1};
-constexpr Field kEvMinor{"Minor Version", 5, 1};
-constexpr Field kEvType{"Event Type", 6, 1};
-constexpr Field kEvFlags{"Event Flags", 7, 1};
-constexpr Field kEvSequence{"Sequence Number", 8, 4};
-constexpr Field kEvLength{"Delivered Length", 12, 4};
-constexpr Field kEvStag{"Invalidated STag", 16, 4};
-constexpr Field kEvValue{"Value", 20, 8};
-constexpr Field kEvDigest{"Digest", 28, 4};
-constexpr Field kEvPrefixLength{"Prefix Length", 32, 2};
-constexpr Field kEvReserved{"Reserved", 34, 2};
-constexpr std::array<Field, 12> kEventFields{kEvMagic,  kEvMajor, kEvMinor, kEvType,   kEvFlags,        kEvSequence,
-                                             kEvLength, kEvStag,  kEvValue, kEvDigest, kEvPrefixLength, kEvReserved};
+constexpr LayoutField kEvMagic{"Event Magic", 0, 4};
+constexpr LayoutField kEvMajor{"Major Version", 4, 1};
+constexpr LayoutField kEvMinor{"Minor Version", 5, 1};
+constexpr LayoutField kEvType{"Event Type", 6, 1};
+constexpr LayoutField kEvFlags{"Event Flags", 7, 1};
+constexpr LayoutField kEvSequence{"Sequence Number", 8, 4};
+constexpr LayoutField kEvLength{"Delivered Length", 12, 4};
+constexpr LayoutField kEvStag{"Invalidated STag", 16, 4};
+constexpr LayoutField kEvValue{"Value", 20, 8};
+constexpr LayoutField kEvDigest{"Digest", 28, 4};
+constexpr LayoutField kEvPrefixLength{"Prefix Length", 32, 2};
+constexpr LayoutField kEvReserved{"Reserved", 34, 2};
+constexpr std::array<LayoutField, 12> kEventFields{kEvMagic, kEvMajor,    kEvMinor,        kEvType,
+                                                   kEvFlags, kEvSequence, kEvLength,       kEvStag,
+                                                   kEvValue, kEvDigest,   kEvPrefixLength, kEvReserved};
 
 // Suite Request (docs §2.4).
-constexpr Field kReqMagic{"Request Magic", 0, 4};
-constexpr Field kReqMajor{"Major Version", 4, 1};
-constexpr Field kReqMinor{"Minor Version", 5, 1};
-constexpr Field kReqFlags{"Request Flags", 6, 2};
-constexpr Field kReqCaseHash{"Case Hash", 8, 4};
-constexpr std::array<Field, 5> kRequestFields{kReqMagic, kReqMajor, kReqMinor, kReqFlags, kReqCaseHash};
-
-// A fixed block of `fields` at `start` of `data`; `base` is added to every
-// reported offset (the caller's outermost buffer).
-class Block {
- public:
-  Block(ByteSpan data, std::size_t start, std::size_t base) : data_(data), start_(start), base_(base) {}
-
-  // The first field (in layout order) that is not fully present.
-  template <std::size_t N>
-  std::optional<DecodeError> FirstTruncated(const std::array<Field, N>& fields) const {
-    for (const Field& f : fields) {
-      std::size_t at = start_ + f.offset;
-      if (at + f.width > data_.size()) {
-        std::size_t have = data_.size() > at ? data_.size() - at : 0;
-        // Where the data ends, when the field would start beyond it.
-        return DecodeError{DecodeErrorKind::kTruncated, f.name, base_ + std::min(at, data_.size()), have};
-      }
-    }
-    return std::nullopt;
-  }
-
-  uint64_t Get(const Field& f) const {
-    const uint8_t* p = data_.data() + start_ + f.offset;
-    switch (f.width) {
-      case 1:
-        return p[0];
-      case 2:
-        return LoadBe16(p);
-      case 4:
-        return LoadBe32(p);
-      default:
-        return LoadBe64(p);
-    }
-  }
-
-  DecodeError Error(DecodeErrorKind kind, const Field& f, uint64_t value) const {
-    return DecodeError{kind, f.name, base_ + start_ + f.offset, value};
-  }
-
- private:
-  ByteSpan data_;
-  std::size_t start_;
-  std::size_t base_;
-};
-
-void Put(Bytes& out, std::size_t start, const Field& f, uint64_t v) {
-  uint8_t* p = out.data() + start + f.offset;
-  switch (f.width) {
-    case 1:
-      p[0] = static_cast<uint8_t>(v);
-      break;
-    case 2:
-      StoreBe16(p, static_cast<uint16_t>(v));
-      break;
-    case 4:
-      StoreBe32(p, static_cast<uint32_t>(v));
-      break;
-    default:
-      StoreBe64(p, v);
-      break;
-  }
-}
-
-bool MagicMatches(ByteSpan data, const std::array<uint8_t, 4>& magic) {
-  return data.size() >= magic.size() && std::equal(magic.begin(), magic.end(), data.begin());
-}
+constexpr LayoutField kReqMagic{"Request Magic", 0, 4};
+constexpr LayoutField kReqMajor{"Major Version", 4, 1};
+constexpr LayoutField kReqMinor{"Minor Version", 5, 1};
+constexpr LayoutField kReqFlags{"Request Flags", 6, 2};
+constexpr LayoutField kReqCaseHash{"Case Hash", 8, 4};
+constexpr std::array<LayoutField, 5> kRequestFields{kReqMagic, kReqMajor, kReqMinor, kReqFlags, kReqCaseHash};
 
 // True when the TO range [base, base + length) does not fit in 64 bits.
 bool TaggedRangeWraps(uint64_t base, uint32_t length) {
@@ -156,7 +87,7 @@ std::size_t AdvertisementLength(const Advertisement& adv) {
 }
 
 // Checks and decodes one region entry at `start`.
-Result<AdvertisedRegion> DecodeRegion(const Block& b, bool newer_minor, uint8_t known_attributes) {
+Result<AdvertisedRegion> DecodeRegion(const FieldBlock& b, bool newer_minor, uint8_t known_attributes) {
   AdvertisedRegion reg;
   reg.stag = static_cast<uint32_t>(b.Get(kRegStag));
   reg.base_tagged_offset = b.Get(kRegBaseTo);
@@ -188,7 +119,7 @@ Result<AdvertisedRegion> DecodeRegion(const Block& b, bool newer_minor, uint8_t 
   return reg;
 }
 
-Result<PreviousOutcome> DecodeOutcome(const Block& b, bool newer_minor) {
+Result<PreviousOutcome> DecodeOutcome(const FieldBlock& b, bool newer_minor) {
   PreviousOutcome out;
   out.connection_serial = static_cast<uint32_t>(b.Get(kOutSerial));
   uint64_t outcome = b.Get(kOutOutcome);
@@ -227,7 +158,7 @@ uint8_t KnownAttributes(const Advertisement& adv) {
 }
 
 // Fixed header of the advertisement: everything up to the regions.
-Result<Advertisement> DecodeAdvertisementHeader(const Block& h) {
+Result<Advertisement> DecodeAdvertisementHeader(const FieldBlock& h) {
   Advertisement adv;
   adv.major_version = static_cast<uint8_t>(h.Get(kAdvMajor));
   if (adv.major_version != kUlpConventionMajorVersion) {
@@ -264,14 +195,14 @@ void EncodeSuiteRequest(const SuiteRequest& req, Bytes& out) {
   const std::size_t start = out.size();
   out.resize(start + kSuiteRequestLength, 0);
   std::copy(kSuiteRequestMagic.begin(), kSuiteRequestMagic.end(), out.begin() + start);
-  Put(out, start, kReqMajor, req.major_version);
-  Put(out, start, kReqMinor, req.minor_version);
-  Put(out, start, kReqFlags, req.flags);
-  Put(out, start, kReqCaseHash, req.case_hash);
+  StoreField(out, start, kReqMajor, req.major_version);
+  StoreField(out, start, kReqMinor, req.minor_version);
+  StoreField(out, start, kReqFlags, req.flags);
+  StoreField(out, start, kReqCaseHash, req.case_hash);
 }
 
 Result<SuiteRequest> DecodeSuiteRequest(ByteSpan data, std::size_t base_offset) {
-  Block b(data, 0, base_offset);
+  FieldBlock b(data, 0, base_offset);
   if (!MagicMatches(data, kSuiteRequestMagic)) {
     if (data.size() < kReqMagic.width) return *b.FirstTruncated(kRequestFields);
     return b.Error(DecodeErrorKind::kInvalidValue, kReqMagic, LoadBe32(data.data()));
@@ -320,35 +251,35 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
   uint16_t flags = adv.flags & ~(kFlagPreviousOutcome | kFlagCommands);
   if (adv.previous) flags |= kFlagPreviousOutcome;
   if (adv.commands) flags |= kFlagCommands;
-  Put(out, start, kAdvMajor, adv.major_version);
-  Put(out, start, kAdvMinor, adv.minor_version);
-  Put(out, start, kAdvFlags, flags);
-  Put(out, start, kAdvIrd, adv.ird);
-  Put(out, start, kAdvOrd, adv.ord);
-  Put(out, start, kAdvBufferCount, adv.receive_buffer_count);
-  Put(out, start, kAdvRegionCount, adv.regions.size());
-  Put(out, start, kAdvEntryLength, adv.region_entry_length);
-  Put(out, start, kAdvBufferSize, adv.receive_buffer_size);
-  Put(out, start, kAdvSerial, adv.connection_serial);
+  StoreField(out, start, kAdvMajor, adv.major_version);
+  StoreField(out, start, kAdvMinor, adv.minor_version);
+  StoreField(out, start, kAdvFlags, flags);
+  StoreField(out, start, kAdvIrd, adv.ird);
+  StoreField(out, start, kAdvOrd, adv.ord);
+  StoreField(out, start, kAdvBufferCount, adv.receive_buffer_count);
+  StoreField(out, start, kAdvRegionCount, adv.regions.size());
+  StoreField(out, start, kAdvEntryLength, adv.region_entry_length);
+  StoreField(out, start, kAdvBufferSize, adv.receive_buffer_size);
+  StoreField(out, start, kAdvSerial, adv.connection_serial);
   std::size_t at = start + kAdvertisementHeaderLength;
   for (const AdvertisedRegion& r : adv.regions) {
-    Put(out, at, kRegStag, r.stag);
-    Put(out, at, kRegBaseTo, r.base_tagged_offset);
-    Put(out, at, kRegLength, r.length);
-    Put(out, at, kRegAccess, r.access);
-    Put(out, at, kRegAttributes, r.attributes);
-    Put(out, at, kRegObject, r.memory_object);
-    Put(out, at, kRegObjectOffset, r.object_offset);
+    StoreField(out, at, kRegStag, r.stag);
+    StoreField(out, at, kRegBaseTo, r.base_tagged_offset);
+    StoreField(out, at, kRegLength, r.length);
+    StoreField(out, at, kRegAccess, r.access);
+    StoreField(out, at, kRegAttributes, r.attributes);
+    StoreField(out, at, kRegObject, r.memory_object);
+    StoreField(out, at, kRegObjectOffset, r.object_offset);
     at += adv.region_entry_length;  // octets beyond 24 stay zero
   }
   if (const auto& p = adv.previous) {
-    Put(out, at, kOutSerial, p->connection_serial);
-    Put(out, at, kOutOutcome, static_cast<uint8_t>(p->outcome));
-    Put(out, at, kOutFlags, p->flags);
-    Put(out, at, kOutLayerType, static_cast<uint8_t>(p->layer << 4 | p->error_type));
-    Put(out, at, kOutCode, p->error_code);
-    Put(out, at, kOutEvents, p->events_sent);
-    Put(out, at, kOutErrors, p->completion_errors);
+    StoreField(out, at, kOutSerial, p->connection_serial);
+    StoreField(out, at, kOutOutcome, static_cast<uint8_t>(p->outcome));
+    StoreField(out, at, kOutFlags, p->flags);
+    StoreField(out, at, kOutLayerType, static_cast<uint8_t>(p->layer << 4 | p->error_type));
+    StoreField(out, at, kOutCode, p->error_code);
+    StoreField(out, at, kOutEvents, p->events_sent);
+    StoreField(out, at, kOutErrors, p->completion_errors);
     at += kPreviousOutcomeLength;
   }
   if (adv.commands) {
@@ -360,7 +291,7 @@ Status EncodeAdvertisement(const Advertisement& adv, Bytes& out) {
 }
 
 Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset) {
-  Block h(data, 0, base_offset);
+  FieldBlock h(data, 0, base_offset);
   if (!MagicMatches(data, kAdvertisementMagic)) {
     if (data.size() < kAdvMagic.width) return *h.FirstTruncated(kAdvHeaderFields);
     return h.Error(DecodeErrorKind::kInvalidValue, kAdvMagic, LoadBe32(data.data()));
@@ -382,7 +313,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
   const std::size_t count = h.Get(kAdvRegionCount);
   std::size_t at = kAdvertisementHeaderLength;
   for (std::size_t i = 0; i < count; ++i, at += adv.region_entry_length) {
-    Block entry(data, at, base_offset);
+    FieldBlock entry(data, at, base_offset);
     if (auto trunc = entry.FirstTruncated(kRegionFields)) return *trunc;
     if (at + adv.region_entry_length > data.size()) {  // a newer minor's longer entry
       return DecodeError{DecodeErrorKind::kTruncated, "Region Entry", base_offset + at, data.size() - at};
@@ -395,7 +326,7 @@ Result<Advertisement> DecodeAdvertisement(ByteSpan data, std::size_t base_offset
     adv.regions.push_back(*reg);
   }
   if (adv.flags & kFlagPreviousOutcome) {
-    Block block(data, at, base_offset);
+    FieldBlock block(data, at, base_offset);
     if (auto trunc = block.FirstTruncated(kOutcomeFields)) return *trunc;
     Result<PreviousOutcome> prev = DecodeOutcome(block, newer);
     if (!prev.ok()) return prev.error();
@@ -649,16 +580,16 @@ void EncodeEventRecord(const EventRecord& ev, Bytes& out) {
   const std::size_t start = out.size();
   out.resize(start + kEventRecordHeaderLength, 0);
   std::copy(kEventRecordMagic.begin(), kEventRecordMagic.end(), out.begin() + start);
-  Put(out, start, kEvMajor, ev.major_version);
-  Put(out, start, kEvMinor, ev.minor_version);
-  Put(out, start, kEvType, static_cast<uint8_t>(ev.type));
-  Put(out, start, kEvFlags, ev.flags);
-  Put(out, start, kEvSequence, ev.sequence);
-  Put(out, start, kEvLength, ev.length);
-  Put(out, start, kEvStag, ev.invalidated_stag);
-  Put(out, start, kEvValue, ev.value);
-  Put(out, start, kEvDigest, ev.digest);
-  Put(out, start, kEvPrefixLength, ev.prefix.size());
+  StoreField(out, start, kEvMajor, ev.major_version);
+  StoreField(out, start, kEvMinor, ev.minor_version);
+  StoreField(out, start, kEvType, static_cast<uint8_t>(ev.type));
+  StoreField(out, start, kEvFlags, ev.flags);
+  StoreField(out, start, kEvSequence, ev.sequence);
+  StoreField(out, start, kEvLength, ev.length);
+  StoreField(out, start, kEvStag, ev.invalidated_stag);
+  StoreField(out, start, kEvValue, ev.value);
+  StoreField(out, start, kEvDigest, ev.digest);
+  StoreField(out, start, kEvPrefixLength, ev.prefix.size());
   out.insert(out.end(), ev.prefix.begin(), ev.prefix.end());
 }
 
@@ -666,7 +597,7 @@ namespace {
 
 // Type 4, Command Completed (docs §7.3): no flags; Invalidated STag holds
 // the Command Id; Value is the status word; only a success moves octets.
-std::optional<DecodeError> CheckCompletionFields(const Block& b, const EventRecord& ev) {
+std::optional<DecodeError> CheckCompletionFields(const FieldBlock& b, const EventRecord& ev) {
   if (ev.flags != 0) return b.Error(DecodeErrorKind::kInvalidValue, kEvFlags, ev.flags);
   const std::optional<Completion> c = CompletionFromValue(ev.invalidated_stag, ev.value);
   if (!c) return b.Error(DecodeErrorKind::kInvalidValue, kEvValue, ev.value);
@@ -683,7 +614,7 @@ std::optional<DecodeError> CheckCompletionFields(const Block& b, const EventReco
 
 // Field rules that depend on the Event Type (docs §6.2), checked in layout
 // order so the reported offset is the first offending field.
-std::optional<DecodeError> CheckEventFields(const Block& b, const EventRecord& ev) {
+std::optional<DecodeError> CheckEventFields(const FieldBlock& b, const EventRecord& ev) {
   if (ev.type == EventType::kCommandCompleted) return CheckCompletionFields(b, ev);
   const bool send = ev.type == EventType::kSendDelivered;
   if ((ev.flags & kEventInvalidated) && !send) {
@@ -721,7 +652,7 @@ std::optional<DecodeError> CheckEventFields(const Block& b, const EventRecord& e
 }  // namespace
 
 Result<EventRecord> DecodeEventRecord(ByteSpan data, std::size_t base_offset) {
-  Block b(data, 0, base_offset);
+  FieldBlock b(data, 0, base_offset);
   if (!MagicMatches(data, kEventRecordMagic)) {
     if (data.size() < kEvMagic.width) return *b.FirstTruncated(kEventFields);
     return b.Error(DecodeErrorKind::kInvalidValue, kEvMagic, LoadBe32(data.data()));

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "reference/wire/bytes.h"
+#include "reference/wire/opcodes.h"
 #include "reference/wire/result.h"
 
 namespace rdmapct::wire {
@@ -101,6 +102,26 @@ inline constexpr uint16_t kUsesRemoteTo = 0x08;
 inline constexpr uint16_t kUsesModifier = 0x10;
 inline constexpr uint16_t kUsesOperand1 = 0x20;  // operand k: 0x20 << (k - 1)
 uint16_t CommandFieldsUsed(CommandType t);
+
+// What a command makes the target's ULP post (docs §7.2, §7.5), a column of
+// the same table: the suite checks and answers those messages, the
+// reference target posts them, and both read it here.
+enum class CommandKind : uint8_t {
+  kUnknown,        // not a Command Type this codec knows
+  kRdmaWrite,      // tagged segments to Remote STag / TO carrying Local data
+  kRdmaRead,       // one Read Request on QN 1, answered by Read Responses
+  kSend,           // a Send variant on QN 0 carrying Local data
+  kImmediateData,  // one Immediate Data message (RFC 7306) on QN 0
+  kAtomic,         // one Atomic Request (RFC 7306) on QN 1
+  kCommit,         // one Flush, Verify or Atomic Write Request (COMMIT) on QN 1
+};
+CommandKind CommandKindOf(CommandType t);
+// The opcode of the message the command posts (an RDMA Read: its Read
+// Request); nullopt for an unknown type.
+std::optional<Opcode> CommandOpcode(CommandType t);
+// A Send with Invalidate (with or without SE): its Remote STag is the STag
+// the Send invalidates.
+bool CommandInvalidates(CommandType t);
 
 // Appends the record. Fails (kInvalidValue) on an empty or > 255 command
 // list, an entry length < 72, or an unknown type.

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
+#include <string>
 
 #include "conformance/case_driver.h"
 #include "conformance/case_loader.h"
@@ -59,31 +61,44 @@ TEST(SessionListen, TargetThatNeverConnectsIsSkipped) {
   EXPECT_TRUE(Contains(run.result.reason, "--listen")) << run.result.reason;
 }
 
-TEST(SessionListen, OptionTheTargetCannotAskForIsASkip) {
+// A target that cannot ask for what the case needs, or asks wrongly: one
+// verdict each, with the reason naming why.
+struct GradedListen {
+  const char* name;
+  std::optional<model::Fault> fault;  // switched on in the reference target
+  bool rfc6581;                       // the target offers RFC 6581
+  const char* body;
+  Verdict verdict;
+  const char* reason;  // part of the case's reason
+};
+
+const GradedListen kGradedListens[] = {
+    // An option the target cannot ask for is a skip.
+    {"OptionTheTargetCannotAskForIsASkip", std::nullopt, false,
+     "step { listen { ask { rfc6581 { peer_to_peer: true } } } }", Verdict::kSkip, "does not ask for RFC 6581"},
+    // An enhanced Request nobody asked for is graded, not skipped.
+    {"UnaskedEnhancedRequestIsGradedNotSkipped", model::Fault::kEnhancedRequestAlways, true,
+     "step { listen { ask {} defer_reply: true } } step { expect { mpa_request { enhanced: false } } }", Verdict::kFail,
+     "R6581-10-04"},
+    {"WrongFirstFpduAfterPeerToPeerReplyFails", model::Fault::kWrongRtrType, true,
+     "step { listen { ask { rfc6581 { peer_to_peer: true } } reply { rtr: RTR_WRITE } } }", Verdict::kFail,
+     "not a negotiated RTR"},
+};
+
+class SessionListenGraded : public ::testing::TestWithParam<GradedListen> {};
+
+TEST_P(SessionListenGraded, EndsInItsVerdictWithItsReason) {
+  const GradedListen& g = GetParam();
   targets::ReferenceTargetConfig c;
-  c.mpa.rfc6581 = false;
-  const CaseRun run = RunAgainst(c, "step { listen { ask { rfc6581 { peer_to_peer: true } } } }");
-  EXPECT_EQ(run.result.verdict, Verdict::kSkip);
-  EXPECT_TRUE(Contains(run.result.reason, "does not ask for RFC 6581")) << run.result.reason;
+  c.mpa.rfc6581 = g.rfc6581;
+  if (g.fault) c.faults.Add(*g.fault);
+  const CaseRun run = RunAgainst(c, g.body);
+  EXPECT_EQ(run.result.verdict, g.verdict);
+  EXPECT_TRUE(Contains(run.result.reason, g.reason)) << run.result.reason;
 }
 
-TEST(SessionListen, UnaskedEnhancedRequestIsGradedNotSkipped) {
-  targets::ReferenceTargetConfig c;
-  c.faults.Add(model::Fault::kEnhancedRequestAlways);
-  const CaseRun run =
-      RunAgainst(c, "step { listen { ask {} defer_reply: true } } step { expect { mpa_request { enhanced: false } } }");
-  EXPECT_EQ(run.result.verdict, Verdict::kFail);
-  EXPECT_TRUE(Contains(run.result.reason, "R6581-10-04")) << run.result.reason;
-}
-
-TEST(SessionListen, WrongFirstFpduAfterPeerToPeerReplyFails) {
-  targets::ReferenceTargetConfig c;
-  c.faults.Add(model::Fault::kWrongRtrType);
-  const CaseRun run =
-      RunAgainst(c, "step { listen { ask { rfc6581 { peer_to_peer: true } } reply { rtr: RTR_WRITE } } }");
-  EXPECT_EQ(run.result.verdict, Verdict::kFail);
-  EXPECT_TRUE(Contains(run.result.reason, "not a negotiated RTR")) << run.result.reason;
-}
+INSTANTIATE_TEST_SUITE_P(SessionListen, SessionListenGraded, ::testing::ValuesIn(kGradedListens),
+                         [](const ::testing::TestParamInfo<GradedListen>& i) { return std::string(i.param.name); });
 
 TEST(SessionListen, InitiatorThatNeverSendsItsFirstFpduIsBounded) {
   targets::ReferenceTargetConfig c;

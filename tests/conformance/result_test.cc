@@ -31,6 +31,17 @@ TEST(ResultTest, WorseOrdersErrorFailWarnPassSkip) {
   EXPECT_EQ(Worse(Verdict::kSkip, Verdict::kSkip), Verdict::kSkip);
 }
 
+// An any_of's misses fold to the least severe; a skipped alternative is
+// milder than a failed one but not than a warning (unlike Worse()).
+TEST(ResultTest, MilderMissOrdersPassWarnSkipFailError) {
+  EXPECT_EQ(MilderMiss(Verdict::kWarn, Verdict::kPass), Verdict::kPass);
+  EXPECT_EQ(MilderMiss(Verdict::kSkip, Verdict::kWarn), Verdict::kWarn);
+  EXPECT_EQ(MilderMiss(Verdict::kFail, Verdict::kSkip), Verdict::kSkip);
+  EXPECT_EQ(MilderMiss(Verdict::kError, Verdict::kFail), Verdict::kFail);
+  EXPECT_EQ(MilderMiss(Verdict::kWarn, Verdict::kError), Verdict::kWarn);
+  EXPECT_EQ(MilderMiss(Verdict::kFail, Verdict::kFail), Verdict::kFail);
+}
+
 RunResult RunWith(std::initializer_list<Verdict> verdicts) {
   RunResult run;
   for (Verdict v : verdicts) {

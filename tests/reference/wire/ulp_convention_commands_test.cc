@@ -94,6 +94,44 @@ TEST(UlpConventionCommandRecord, EveryTypeRoundTrips) {
   }
 }
 
+// docs §7.2 / §7.5: the message each Command Type makes the target post,
+// written from the document's table (not from the codec's).
+TEST(UlpConventionCommandRecord, EveryTypeNamesTheMessageItPosts) {
+  struct Row {
+    CommandType type;
+    CommandKind kind;
+    Opcode opcode;
+    bool invalidates;
+  };
+  const Row rows[] = {
+      {CommandType::kRdmaWrite, CommandKind::kRdmaWrite, Opcode::kRdmaWrite, false},
+      {CommandType::kRdmaRead, CommandKind::kRdmaRead, Opcode::kRdmaReadRequest, false},
+      {CommandType::kSend, CommandKind::kSend, Opcode::kSend, false},
+      {CommandType::kSendWithSe, CommandKind::kSend, Opcode::kSendWithSe, false},
+      {CommandType::kSendWithInvalidate, CommandKind::kSend, Opcode::kSendWithInvalidate, true},
+      {CommandType::kSendWithSeAndInvalidate, CommandKind::kSend, Opcode::kSendWithSeAndInvalidate, true},
+      {CommandType::kImmediateData, CommandKind::kImmediateData, Opcode::kImmediateData, false},
+      {CommandType::kImmediateDataWithSe, CommandKind::kImmediateData, Opcode::kImmediateDataWithSe, false},
+      {CommandType::kAtomicFetchAdd, CommandKind::kAtomic, Opcode::kAtomicRequest, false},
+      {CommandType::kAtomicCmpSwap, CommandKind::kAtomic, Opcode::kAtomicRequest, false},
+      {CommandType::kFlush, CommandKind::kCommit, Opcode::kFlushRequest, false},
+      {CommandType::kVerify, CommandKind::kCommit, Opcode::kVerifyRequest, false},
+      {CommandType::kAtomicWrite, CommandKind::kCommit, Opcode::kAtomicWriteRequest, false},
+  };
+  static_assert(std::size(rows) == kMaxCommandType);
+  for (const Row& r : rows) {
+    SCOPED_TRACE(std::string(CommandTypeName(r.type)));
+    EXPECT_EQ(CommandKindOf(r.type), r.kind);
+    EXPECT_EQ(CommandOpcode(r.type), r.opcode);
+    EXPECT_EQ(CommandInvalidates(r.type), r.invalidates);
+  }
+  for (uint8_t unknown : {uint8_t{0}, uint8_t{kMaxCommandType + 1}}) {
+    EXPECT_EQ(CommandKindOf(static_cast<CommandType>(unknown)), CommandKind::kUnknown);
+    EXPECT_EQ(CommandOpcode(static_cast<CommandType>(unknown)), std::nullopt);
+    EXPECT_FALSE(CommandInvalidates(static_cast<CommandType>(unknown)));
+  }
+}
+
 TEST(UlpConventionCommandRecord, Malformed) {
   Bytes b = ExampleBytes();
   b[0] = 0x51;

@@ -6,6 +6,7 @@
 
 #include "reference/wire/ulp_convention.h"
 #include "targets/agent/convention.h"
+#include "tests/targets/agent/agent_test_util.h"
 
 namespace rdmapct::agent {
 namespace {
@@ -26,12 +27,7 @@ std::vector<Registered> FakeRegister(const std::vector<RegionSpec>& layout) {
 wire::Advertisement Decode(const AgentOptions& o, std::optional<wire::CommandCapabilities> commands) {
   auto layout = DefaultLayout(o);
   ConnectionParams p{16, 4, 7, true, commands, std::nullopt};
-  auto bytes = BuildAdvertisement(o, layout, FakeRegister(layout), p);
-  EXPECT_TRUE(bytes.ok());
-  EXPECT_LE(bytes->size(), wire::kAdvertisementMaxLength);
-  auto adv = wire::DecodeAdvertisement(*bytes);
-  EXPECT_TRUE(adv.ok()) << (adv.ok() ? "" : adv.error().field);
-  return *adv;
+  return DecodedAdvertisement(o, layout, FakeRegister(layout), p);
 }
 
 TEST(AgentCommands, ConcurrentConnectionsOnlyWithAPdPerConnection) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "reference/wire/ulp_convention.h"
+#include "tests/targets/agent/agent_test_util.h"
 
 namespace rdmapct::agent {
 namespace {
@@ -26,12 +27,7 @@ std::vector<Registered> FakeRegister(const std::vector<RegionSpec>& layout) {
 wire::Advertisement Decoded(const AgentOptions& o, uint32_t serial = 1) {
   auto layout = DefaultLayout(o);
   ConnectionParams p{16, 8, serial, true, std::nullopt, wire::PreviousOutcome{}};  // first connection: Outcome 0
-  auto bytes = BuildAdvertisement(o, layout, FakeRegister(layout), p);
-  EXPECT_TRUE(bytes.ok());
-  EXPECT_LE(bytes->size(), wire::kAdvertisementMaxLength);
-  auto adv = wire::DecodeAdvertisement(*bytes);
-  EXPECT_TRUE(adv.ok()) << (adv.ok() ? "" : adv.error().field);
-  return *adv;
+  return DecodedAdvertisement(o, layout, FakeRegister(layout), p);
 }
 
 TEST(AgentConvention, AdvertisementHasEveryRoleAndTheOutcomeBlock) {
@@ -190,15 +186,18 @@ TEST(AgentConvention, AnErrorIsReportedOnceThenNothing) {
   EXPECT_EQ(ev.completion_errors(), 1u);
 }
 
+// A delivered Send, and the flushed receive completion that follows one when
+// the stream is gone (`status` as the stack reports it).
+Completion Delivered() { return Completion{.kind = Completion::Kind::kReceive}; }
+Completion FlushedReceive(uint32_t status) {
+  return Completion{.kind = Completion::Kind::kReceiveError, .flushed = true, .status = status};
+}
+
 TEST(AgentConvention, FlushedOrAfterTerminateSendsNothing) {
   ConnectionEvents ev;
-  Completion ok;
-  ok.kind = Completion::Kind::kReceive;
+  const Completion ok = Delivered();
   ASSERT_TRUE(ev.OnCompletion(ok));
-  Completion flushed;
-  flushed.kind = Completion::Kind::kReceiveError;
-  flushed.flushed = true;
-  flushed.status = 5;
+  const Completion flushed = FlushedReceive(5);
   EXPECT_FALSE(ev.OnCompletion(flushed));
   EXPECT_FALSE(ev.OnCompletion(flushed));
   EXPECT_FALSE(ev.OnCompletion(ok));
@@ -215,12 +214,8 @@ TEST(AgentConvention, FlushedOrAfterTerminateSendsNothing) {
 // error and sent a Terminate (code unknown); anything else is a close.
 TEST(AgentConvention, OutcomeBlockSaysWhatVerbsTells) {
   ConnectionEvents closed;
-  Completion ok;
-  ok.kind = Completion::Kind::kReceive;
-  ASSERT_TRUE(closed.OnCompletion(ok));
-  Completion flushed;
-  flushed.kind = Completion::Kind::kReceiveError;
-  flushed.flushed = true;
+  ASSERT_TRUE(closed.OnCompletion(Delivered()));
+  const Completion flushed = FlushedReceive(0);
   closed.OnCompletion(flushed);
   wire::PreviousOutcome o = OutcomeOf(7, closed);
   EXPECT_EQ(o.connection_serial, 7u);
