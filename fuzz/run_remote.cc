@@ -64,7 +64,8 @@ std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::str
 }
 
 fs::path WriteReproFiles(const fs::path& dir, const std::string& slug, const proto::FuzzSession& s,
-                         const std::vector<Finding>& findings, const std::string& origin) {
+                         const std::vector<Finding>& findings, const std::string& origin,
+                         std::optional<uint16_t> target_ird) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   WriteWhole(dir / "session.pb", s.SerializeAsString());
@@ -75,6 +76,7 @@ fs::path WriteReproFiles(const fs::path& dir, const std::string& slug, const pro
   o.id = "fuzz/session/" + slug;
   o.findings = findings;
   o.origin = origin;
+  o.target_ird = target_ird;
   const fs::path script = dir / "repro.textproto";
   WriteWhole(script, CaseFileText(SessionToCase(s, o)));
   return script;
@@ -85,7 +87,13 @@ namespace {
 // The profile a live target claims in its Advertisement (RFC 7306 and
 // COMMIT flags), read from the Reply to a plain Request; nullopt when it
 // gives none (down, restarting, or not a convention target).
-std::optional<wire::Profile> ClaimedProfile(targets::TargetConnector& connector, const RemoteOptions& o) {
+// What a live target's Advertisement claims.
+struct TargetClaims {
+  wire::Profile profile;
+  uint16_t ird;  // inbound Read Requests it holds at once
+};
+
+std::optional<TargetClaims> ClaimsOf(targets::TargetConnector& connector, const RemoteOptions& o) {
   std::string error;
   std::unique_ptr<targets::Transport> t = connector.Connect(o.connect_timeout, error);
   if (!t) return std::nullopt;
@@ -104,9 +112,11 @@ std::optional<wire::Profile> ClaimedProfile(targets::TargetConnector& connector,
   if (!reply.ok() || reply.value().reject) return std::nullopt;
   auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);
   if (!adv.ok()) return std::nullopt;
-  if (adv.value().flags & wire::kFlagCommit) return wire::Profile::kCommit;
-  if (adv.value().flags & wire::kFlagRfc7306) return wire::Profile::kRfc7306;
-  return wire::Profile::kRfc5040;
+  const uint32_t flags = adv.value().flags;
+  return TargetClaims{flags & wire::kFlagCommit    ? wire::Profile::kCommit
+                      : flags & wire::kFlagRfc7306 ? wire::Profile::kRfc7306
+                                                   : wire::Profile::kRfc5040,
+                      adv.value().ird};
 }
 
 class RemoteRun {
@@ -197,8 +207,10 @@ bool RemoteRun::Prepare() {
 bool RemoteRun::SettleProfile() {
   profile_ = o_.profile;
   if (in_process_) return true;
-  const std::optional<wire::Profile> claimed = ClaimedProfile(*connector_, remote_);
-  if (!claimed) return true;  // no answer yet: the run reports it
+  const std::optional<TargetClaims> claims = ClaimsOf(*connector_, remote_);
+  if (!claims) return true;                                // no answer yet: the run reports it
+  if (claims->ird != 0) remote_.target_ird = claims->ird;  // the twin holds as many Reads (E2)
+  const std::optional<wire::Profile> claimed = claims->profile;
   if (o_.profile && *o_.profile != *claimed) {
     result_.error = "--profile " + std::string(wire::ProfileName(*o_.profile)) + " conflicts with " + o_.target +
                     ", whose Advertisement claims " + std::string(wire::ProfileName(*claimed)) +
@@ -285,7 +297,7 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   req.dir = rf.dir;
   // A live target ran the session with its fences: so does the script.
   const proto::FuzzSession& ran = in_process_ || !o_.fence ? s : FencedSession(s);
-  req.script = WriteReproFiles(rf.dir, slug, ran, findings, "rdmapct fuzz --target " + o_.target);
+  req.script = WriteReproFiles(rf.dir, slug, ran, findings, "rdmapct fuzz --target " + o_.target, remote_.target_ird);
   req.profile = SessionProfile(s);
   req.target = in_process_ ? ReferenceUri(s, o_.faults) : o_.target;
   req.pause_after_reply_ms = in_process_ ? 0 : o_.pause_after_reply_ms;

@@ -114,6 +114,6 @@ std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::str
 // fuzz/session/<slug>); returns the script's path.
 std::filesystem::path WriteReproFiles(const std::filesystem::path& dir, const std::string& slug,
                                       const proto::FuzzSession& s, const std::vector<Finding>& findings,
-                                      const std::string& origin);
+                                      const std::string& origin, std::optional<uint16_t> target_ird = std::nullopt);
 
 }  // namespace rdmapct::fuzz

@@ -16,6 +16,7 @@
 // `notes` says so, and which oracle fired on the target that failed.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct ReproOptions {
   std::string id = "fuzz/session/reproducer";  // Case.id
   std::vector<Finding> findings;               // what the failing target did (for title/notes/requirements)
   std::string origin;                          // e.g. "fuzz_session, faults skip-bounds-check"
+  std::optional<uint16_t> target_ird;          // the live target's IRD, as the twin ran (RunTwin)
 };
 
 // Never fails: a session the reference rejects at connection set-up becomes

@@ -15,9 +15,11 @@ namespace rdmapct::fuzz {
 using wire::Bytes;
 using wire::ByteSpan;
 
-TwinRun RunTwin(const proto::FuzzSession& s) {
+TwinRun RunTwin(const proto::FuzzSession& s, std::optional<uint16_t> target_ird) {
   TwinRun run;
-  targets::ReferenceTarget target(SessionTargetConfig(s, {}));
+  targets::ReferenceTargetConfig config = SessionTargetConfig(s, {});
+  if (target_ird) config.ird = *target_ird;
+  targets::ReferenceTarget target(std::move(config));
   std::unique_ptr<targets::ReferenceTargetConnection> session = target.Accept();
   run.request = BuildRequest(s);
   Bytes out;

@@ -6,6 +6,7 @@
 // target's reaction with it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,11 @@ struct TwinRun {
   bool closed() const { return closed_at_setup || (!writes.empty() && writes.back().closed); }
 };
 
-TwinRun RunTwin(const proto::FuzzSession& s);
+// `target_ird`: a live target's IRD from its Advertisement, so that the
+// twin holds as many Read Requests as the target does (docs/reports/siw
+// E2: at the reference's 8 a session with 9 to 16 outstanding Reads was a
+// divergence from siw, which holds 16); unset: the reference's own.
+TwinRun RunTwin(const proto::FuzzSession& s, std::optional<uint16_t> target_ird = std::nullopt);
 
 // One line per non-event frame in `octets` (the target's FPDUs after the
 // Reply): "Terminate 0/2/06", "RDMA Read Response L=1", "Atomic Response", ...

@@ -109,6 +109,36 @@ TEST(SessionRemote, TheFenceNotQuietEndsEveryStepOfTheSeeds) {
   }
 }
 
+// docs/reports/siw E2: the fault-free twin ran at the reference's IRD 8,
+// so a conforming target that holds 16 Read Requests (siw) diverged on any
+// session with 9 to 16 outstanding. The twin now takes the target's IRD.
+TEST(SessionRemote, TheTwinHoldsAsManyReadsAsTheTargetAdvertises) {
+  targets::ReferenceTargetConfig config;
+  config.profile = wire::Profile::kCommit;
+  config.ird = 16;
+  targets::testing::Served served(config);
+  auto connector = served.Connector();
+  ASSERT_NE(connector, nullptr);
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  proto::SessionAction reads;
+  reads.mutable_message()->set_type(proto::READ_REQUEST);
+  reads.set_repeat(11);  // 12 Read Requests in one write, all outstanding
+  *s.add_action() = reads;
+
+  const RemoteResult at_8 = RunSessionRemote(s, *connector, Quick());
+  ASSERT_FALSE(at_8.oracles.findings.empty()) << "the twin at IRD 8 should have terminated the 9th Read";
+  EXPECT_EQ(at_8.oracles.findings.front().oracle, "differential");
+
+  RemoteOptions o = Quick();
+  o.target_ird = 16;
+  const RemoteResult at_16 = RunSessionRemote(s, *connector, o);
+  std::string found;
+  for (const Finding& f : at_16.oracles.findings) found += f.oracle + ": " + f.description + "\n";
+  EXPECT_TRUE(at_16.oracles.findings.empty()) << found;
+  EXPECT_TRUE(at_16.replied);
+}
+
 TEST(SessionRemote, RefusedConnectionIsNoAnswer) {
   std::unique_ptr<targets::TcpConnector> connector;
   {
