@@ -231,13 +231,13 @@ int RunFuzzRun(const FuzzRunCommand& cmd, std::FILE* out, std::FILE* err) {
   const std::size_t n = r.distinct();
   const std::string flaky = r.flaky() == 0 ? "" : " (+" + std::to_string(r.flaky()) + " flaky)";
   // One decimal: a slow live target (siw under TCG) runs a few sessions/s.
-  // Sessions without an MPA Reply fuzzed nothing: the rate is of the others.
-  const long replied = r.sessions - r.sessions_without_reply;
+  // Sessions while the target did not answer reached no target: the rate is of the others.
+  const long answered = r.sessions - r.sessions_not_answered;
   char rate[120];
-  const double per_s = r.seconds > 0 ? replied / r.seconds : 0.0;
-  if (r.sessions_without_reply > 0) {
-    std::snprintf(rate, sizeof rate, "%ld of them without an MPA Reply; %.1f/s with one", r.sessions_without_reply,
-                  per_s);
+  const double per_s = r.seconds > 0 ? answered / r.seconds : 0.0;
+  if (r.sessions_not_answered > 0) {
+    std::snprintf(rate, sizeof rate, "%ld of them while the target did not answer; %.1f/s of the others",
+                  r.sessions_not_answered, per_s);
   } else {
     std::snprintf(rate, sizeof rate, "%.1f/s", per_s);
   }

@@ -242,7 +242,8 @@ OracleResult RemoteRun::RunOne(const proto::FuzzSession& s0) {
   // Request it refuses): a port forwarder in front of a dead guest closes
   // every connection. Counting those as answers made a dead siw guest look
   // up every other session, and its sessions as fuzzing done.
-  if (!r.replied) ++result_.sessions_without_reply;
+  const bool no_answer = !r.oracles.findings.empty() && r.oracles.findings.front().oracle == "no-answer";
+  if (!r.replied && (no_answer || unanswered_since_)) ++result_.sessions_not_answered;
   if (r.replied) {
     ++answered_;
     if (unanswered_since_) {
@@ -379,8 +380,8 @@ void RemoteRun::MaybeStatus() {
   std::snprintf(b, sizeof b, "%ld sessions, %.0f/s, %ld findings, %zu distinct, RSS %zu MB", sessions_seen_,
                 elapsed > 0 ? sessions_seen_ / elapsed : 0.0, hits, result_.distinct(), SelfRssKb() / 1024);
   std::string line = Stamp() + b;
-  if (result_.sessions_without_reply > 0)
-    line += ", " + std::to_string(result_.sessions_without_reply) + " without an MPA Reply";
+  if (result_.sessions_not_answered > 0)
+    line += ", " + std::to_string(result_.sessions_not_answered) + " while the target did not answer";
   if (worker_) line += " + " + std::to_string(worker_->last_rss_kb() / 1024) + " MB session process";
   Say(line);
 }
@@ -389,8 +390,8 @@ void RemoteRun::MaybeStatus() {
 void RemoteRun::WriteSummary() const {
   std::ofstream md(result_.summary_file);
   md << "# rdmapct fuzz --target " << o_.target << (result_.interrupted ? " (interrupted)" : "") << "\n\n"
-     << result_.sessions << " sessions in " << static_cast<long>(Elapsed()) << " s" << WithoutReply(result_)
-     << ", seed " << o_.seed << ", " << result_.distinct() << " distinct finding(s), " << result_.flaky() << " flaky, "
+     << result_.sessions << " sessions in " << static_cast<long>(Elapsed()) << " s" << NotAnswered(result_) << ", seed "
+     << o_.seed << ", " << result_.distinct() << " distinct finding(s), " << result_.flaky() << " flaky, "
      << result_.restarts << " target restart(s)"
      << (result_.interrupted ? "; interrupted (SIGINT/SIGTERM) before the end of its budget" : "")
      << ".\n\n| signature | hits | first seen (s) | reproduced | directory |\n|---|---|---|---|---|\n";
@@ -409,11 +410,11 @@ void RemoteRun::WriteStats() const {
   j["seconds"] = elapsed;
   j["sessions_per_second"] = elapsed > 0 ? result_.sessions / elapsed : 0.0;
   j["target_restarts"] = result_.restarts;
-  // Sessions that fuzzed nothing: no MPA Reply (the target was down, or it
-  // closed on the session's Request); the rate of those that did.
-  j["sessions_without_reply"] = result_.sessions_without_reply;
-  j["replied_sessions_per_second"] =
-      elapsed > 0 ? std::max(0L, result_.sessions - result_.sessions_without_reply) / elapsed : 0.0;
+  // Sessions that reached no target (it was down or restarting), and the
+  // rate of the others.
+  j["sessions_not_answered"] = result_.sessions_not_answered;
+  j["answered_sessions_per_second"] =
+      elapsed > 0 ? std::max(0L, result_.sessions - result_.sessions_not_answered) / elapsed : 0.0;
   j["findings"] = nlohmann::json::array();
   for (const auto& [sig, f] : result_.findings) {
     nlohmann::json x{{"signature", sig},
@@ -465,9 +466,9 @@ std::size_t RemoteRunResult::distinct() const {
 
 RemoteRunResult RunRemote(const RemoteRunOptions& options) { return RemoteRun(options).Run(); }
 
-std::string WithoutReply(const RemoteRunResult& r) {
-  if (r.sessions_without_reply == 0) return "";
-  return " (" + std::to_string(r.sessions_without_reply) + " of them without an MPA Reply)";
+std::string NotAnswered(const RemoteRunResult& r) {
+  if (r.sessions_not_answered == 0) return "";
+  return " (" + std::to_string(r.sessions_not_answered) + " of them while the target did not answer)";
 }
 
 }  // namespace rdmapct::fuzz

@@ -92,9 +92,11 @@ struct RemoteRunResult {
   long sessions = 0;
   double seconds = 0;
   int restarts = 0;
-  // Live targets: sessions that got no MPA Reply (the target was down or
-  // restarting, or closed on the session's Request), so fuzzed nothing.
-  long sessions_without_reply = 0;
+  // Live targets: sessions run while the target did not answer (from a
+  // session without an MPA Reply even for a plain Request, until one got a
+  // Reply again): they reached no target. A Request the target refuses
+  // while it answers others is a session like any other.
+  long sessions_not_answered = 0;
   bool interrupted = false;                    // ended by `stop`; stats.json and summary.md say so
   std::map<std::string, RunFinding> findings;  // by signature, flaky ones included
   std::filesystem::path stats_file, summary_file;
@@ -104,8 +106,8 @@ struct RemoteRunResult {
 
 RemoteRunResult RunRemote(const RemoteRunOptions& options);
 
-// " (N of them without an MPA Reply)" when there were any, else "".
-std::string WithoutReply(const RemoteRunResult& r);
+// " (N of them while the target did not answer)" when there were any, else "".
+std::string NotAnswered(const RemoteRunResult& r);
 
 // The in-process reference as the session configured it, as a target URI.
 std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::string>& faults);

@@ -242,7 +242,7 @@ class ClosingListener {
 // counted as "the target answers": the run flipped between "not answering"
 // and "answering again" 1958 times, never ran the restart command, and
 // counted 64,000 sessions that reached no target. Only an MPA Reply is a
-// sign of life; sessions without one are counted apart.
+// sign of life; sessions while the target does not answer are counted apart.
 TEST(RunRemote, ATargetThatDiesBehindAForwarderIsGoneNotAnswering) {
   auto served = std::make_unique<Served>(wire::Profile::kRfc5040);
   const std::string address = served->address();
@@ -270,14 +270,14 @@ TEST(RunRemote, ATargetThatDiesBehindAForwarderIsGoneNotAnswering) {
   ASSERT_TRUE(died);
   EXPECT_EQ(r.status, RemoteRunResult::Status::kTargetGone) << r.error;
   EXPECT_EQ(r.restarts, 0);  // it never came back
-  EXPECT_GT(r.sessions_without_reply, 0);
-  EXPECT_LT(r.sessions_without_reply, r.sessions);
+  EXPECT_GT(r.sessions_not_answered, 0);
+  EXPECT_LT(r.sessions_not_answered, r.sessions);
   int back = 0;
   for (const std::string& l : lines) back += l.find("target answering again") != std::string::npos;
   EXPECT_EQ(back, 0);
   std::stringstream stats;
   stats << std::ifstream(r.stats_file).rdbuf();
-  EXPECT_NE(stats.str().find("\"sessions_without_reply\": " + std::to_string(r.sessions_without_reply)),
+  EXPECT_NE(stats.str().find("\"sessions_not_answered\": " + std::to_string(r.sessions_not_answered)),
             std::string::npos)
       << stats.str();
 }
