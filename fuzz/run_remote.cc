@@ -64,8 +64,7 @@ std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::str
 }
 
 fs::path WriteReproFiles(const fs::path& dir, const std::string& slug, const proto::FuzzSession& s,
-                         const std::vector<Finding>& findings, const std::string& origin,
-                         std::optional<uint16_t> target_ird) {
+                         const std::vector<Finding>& findings, const std::string& origin, const TargetShape& target) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   WriteWhole(dir / "session.pb", s.SerializeAsString());
@@ -76,7 +75,7 @@ fs::path WriteReproFiles(const fs::path& dir, const std::string& slug, const pro
   o.id = "fuzz/session/" + slug;
   o.findings = findings;
   o.origin = origin;
-  o.target_ird = target_ird;
+  o.target = target;
   const fs::path script = dir / "repro.textproto";
   WriteWhole(script, CaseFileText(SessionToCase(s, o)));
   return script;
@@ -90,7 +89,7 @@ namespace {
 // What a live target's Advertisement claims.
 struct TargetClaims {
   wire::Profile profile;
-  uint16_t ird;  // inbound Read Requests it holds at once
+  TargetShape shape;  // its IRD and regions
 };
 
 std::optional<TargetClaims> ClaimsOf(targets::TargetConnector& connector, const RemoteOptions& o) {
@@ -116,7 +115,7 @@ std::optional<TargetClaims> ClaimsOf(targets::TargetConnector& connector, const 
   return TargetClaims{flags & wire::kFlagCommit    ? wire::Profile::kCommit
                       : flags & wire::kFlagRfc7306 ? wire::Profile::kRfc7306
                                                    : wire::Profile::kRfc5040,
-                      adv.value().ird};
+                      ShapeOf(adv.value())};
 }
 
 class RemoteRun {
@@ -208,8 +207,8 @@ bool RemoteRun::SettleProfile() {
   profile_ = o_.profile;
   if (in_process_) return true;
   const std::optional<TargetClaims> claims = ClaimsOf(*connector_, remote_);
-  if (!claims) return true;                                // no answer yet: the run reports it
-  if (claims->ird != 0) remote_.target_ird = claims->ird;  // the twin holds as many Reads (E2)
+  if (!claims) return true;        // no answer yet: the run reports it
+  remote_.target = claims->shape;  // the twin is shaped like the target (E2)
   const std::optional<wire::Profile> claimed = claims->profile;
   if (o_.profile && *o_.profile != *claimed) {
     result_.error = "--profile " + std::string(wire::ProfileName(*o_.profile)) + " conflicts with " + o_.target +
@@ -298,7 +297,7 @@ void RemoteRun::Record(const proto::FuzzSession& s, const std::vector<Finding>& 
   req.dir = rf.dir;
   // A live target ran the session with its fences: so does the script.
   const proto::FuzzSession& ran = in_process_ || !o_.fence ? s : FencedSession(s);
-  req.script = WriteReproFiles(rf.dir, slug, ran, findings, "rdmapct fuzz --target " + o_.target, remote_.target_ird);
+  req.script = WriteReproFiles(rf.dir, slug, ran, findings, "rdmapct fuzz --target " + o_.target, remote_.target);
   req.profile = SessionProfile(s);
   req.target = in_process_ ? ReferenceUri(s, o_.faults) : o_.target;
   req.pause_after_reply_ms = in_process_ ? 0 : o_.pause_after_reply_ms;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fuzz/session_oracle.h"
+#include "fuzz/session_twin.h"
 #include "fuzz/session_worker.h"
 #include "proto/session.pb.h"
 #include "reference/wire/profile.h"
@@ -116,6 +117,6 @@ std::string ReferenceUri(const proto::FuzzSession& s, const std::vector<std::str
 // fuzz/session/<slug>); returns the script's path.
 std::filesystem::path WriteReproFiles(const std::filesystem::path& dir, const std::string& slug,
                                       const proto::FuzzSession& s, const std::vector<Finding>& findings,
-                                      const std::string& origin, std::optional<uint16_t> target_ird = std::nullopt);
+                                      const std::string& origin, const TargetShape& target = {});
 
 }  // namespace rdmapct::fuzz

@@ -299,7 +299,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   });
   auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
   // The fence needs the twin even without the differential oracle.
-  const TwinRun twin = options.differential || options.fence ? RunTwin(s, options.target_ird) : TwinRun{};
+  const TwinRun twin = options.differential || options.fence ? RunTwin(s, options.target) : TwinRun{};
   if (!reply.ok()) return NoReply(link, *t, s, connector, options, twin, reply_octets.empty(), result);
   result.replied = true;
   auto adv = wire::DecodeAdvertisementFromPrivateData(reply.value().private_data, false);

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "fuzz/session_oracle.h"
+#include "fuzz/session_twin.h"
 #include "proto/session.pb.h"
 #include "targets/transport.h"
 
@@ -69,7 +70,7 @@ struct RemoteOptions {
   std::chrono::milliseconds pause_after_reply{0};
   std::size_t max_octets = 8u << 20;  // target octets kept per session
   bool differential = true;
-  std::optional<uint16_t> target_ird;  // its Advertisement's IRD: the twin takes it (RunTwin)
+  TargetShape target;  // from its Advertisement: the twin takes it (RunTwin)
   // A session still writing after session_time (0: no cap) ends with a
   // `resource` finding; at run_deadline it ends as `cut`, without a verdict.
   std::chrono::milliseconds session_time{0};

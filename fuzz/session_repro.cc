@@ -356,7 +356,7 @@ std::string ProfileName(proto::Profile p) {
 }  // namespace
 
 proto::Case SessionToCase(const proto::FuzzSession& s, const ReproOptions& options) {
-  const TwinRun twin = RunTwin(s, options.target_ird);
+  const TwinRun twin = RunTwin(s, options.target);
   proto::Case c;
   c.set_id(options.id);
   c.set_level(proto::MUST);

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "fuzz/session_oracle.h"
+#include "fuzz/session_twin.h"
 #include "proto/case.pb.h"
 #include "proto/session.pb.h"
 
@@ -30,7 +31,7 @@ struct ReproOptions {
   std::string id = "fuzz/session/reproducer";  // Case.id
   std::vector<Finding> findings;               // what the failing target did (for title/notes/requirements)
   std::string origin;                          // e.g. "fuzz_session, faults skip-bounds-check"
-  std::optional<uint16_t> target_ird;          // the live target's IRD, as the twin ran (RunTwin)
+  TargetShape target;                          // the live target's shape, as its twin ran (RunTwin)
 };
 
 // Never fails: a session the reference rejects at connection set-up becomes

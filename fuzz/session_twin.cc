@@ -1,5 +1,6 @@
 #include "fuzz/session_twin.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -15,11 +16,33 @@ namespace rdmapct::fuzz {
 using wire::Bytes;
 using wire::ByteSpan;
 
-TwinRun RunTwin(const proto::FuzzSession& s, std::optional<uint16_t> target_ird) {
+TargetShape ShapeOf(const wire::Advertisement& adv) {
+  TargetShape shape;
+  if (adv.ird != 0) shape.ird = adv.ird;
+  targets::TargetLayout layout;
+  layout.regions = adv.regions;
+  for (const wire::AdvertisedRegion& r : adv.regions) {
+    auto m = std::find_if(layout.memory_objects.begin(), layout.memory_objects.end(),
+                          [&](const targets::TargetMemoryObject& o) { return o.id == r.memory_object; });
+    if (m == layout.memory_objects.end()) m = layout.memory_objects.insert(m, {r.memory_object, 0});
+    m->size = static_cast<uint32_t>(std::max<uint64_t>(m->size, uint64_t{r.object_offset} + r.length));
+  }
+  if (!layout.regions.empty()) shape.layout = std::move(layout);
+  return shape;
+}
+
+targets::ReferenceTargetConfig TwinConfig(const proto::FuzzSession& s, const TargetShape& like) {
+  const targets::ReferenceTargetConfig own = SessionTargetConfig(s, {});
+  if (!like.ird && !like.layout) return own;
+  targets::ReferenceTargetConfig shaped = own;
+  if (like.ird) shaped.ird = std::min<uint16_t>(*like.ird, wire::kIrdOrdMask - 1);
+  if (like.layout) shaped.layout = like.layout;
+  return targets::ValidateReferenceTargetConfig(shaped).empty() ? shaped : own;
+}
+
+TwinRun RunTwin(const proto::FuzzSession& s, const TargetShape& like) {
   TwinRun run;
-  targets::ReferenceTargetConfig config = SessionTargetConfig(s, {});
-  if (target_ird) config.ird = *target_ird;
-  targets::ReferenceTarget target(std::move(config));
+  targets::ReferenceTarget target(TwinConfig(s, like));
   std::unique_ptr<targets::ReferenceTargetConnection> session = target.Accept();
   run.request = BuildRequest(s);
   Bytes out;

@@ -13,6 +13,8 @@
 #include "fuzz/session_builder.h"
 #include "proto/session.pb.h"
 #include "reference/wire/mpa.h"
+#include "reference/wire/ulp_convention.h"
+#include "targets/reference_target.h"
 
 namespace rdmapct::fuzz {
 
@@ -32,11 +34,26 @@ struct TwinRun {
   bool closed() const { return closed_at_setup || (!writes.empty() && writes.back().closed); }
 };
 
-// `target_ird`: a live target's IRD from its Advertisement, so that the
-// twin holds as many Read Requests as the target does (docs/reports/siw
-// E2: at the reference's 8 a session with 9 to 16 outstanding Reads was a
-// divergence from siw, which holds 16); unset: the reference's own.
-TwinRun RunTwin(const proto::FuzzSession& s, std::optional<uint16_t> target_ird = std::nullopt);
+// What the twin takes from a live target's Advertisement, so that a
+// conforming target that made other legal choices does not diverge from it
+// (docs/reports/siw E2: at the reference's IRD 8 a session with 9 to 16
+// outstanding Reads was a divergence from siw, which holds 16; and a
+// session's region index names the target's region, not the reference's).
+struct TargetShape {
+  std::optional<uint16_t> ird;                  // unset: the reference's own
+  std::optional<targets::TargetLayout> layout;  // its regions and memory objects
+};
+
+// The shape `adv` describes: its IRD, and its regions over memory objects
+// sized to hold them.
+TargetShape ShapeOf(const wire::Advertisement& adv);
+
+// The reference configured for `s`, shaped like the target where the
+// reference can be (a shape it cannot take, e.g. too many regions, is
+// left out whole).
+targets::ReferenceTargetConfig TwinConfig(const proto::FuzzSession& s, const TargetShape& like);
+
+TwinRun RunTwin(const proto::FuzzSession& s, const TargetShape& like = {});
 
 // One line per non-event frame in `octets` (the target's FPDUs after the
 // Reply): "Terminate 0/2/06", "RDMA Read Response L=1", "Atomic Response", ...

@@ -131,12 +131,52 @@ TEST(SessionRemote, TheTwinHoldsAsManyReadsAsTheTargetAdvertises) {
   EXPECT_EQ(at_8.oracles.findings.front().oracle, "differential");
 
   RemoteOptions o = Quick();
-  o.target_ird = 16;
+  o.target.ird = 16;
   const RemoteResult at_16 = RunSessionRemote(s, *connector, o);
   std::string found;
   for (const Finding& f : at_16.oracles.findings) found += f.oracle + ": " + f.description + "\n";
   EXPECT_TRUE(at_16.oracles.findings.empty()) << found;
   EXPECT_TRUE(at_16.replied);
+}
+
+// A session's region index names the target's n-th advertised region: a
+// target that lists its regions in another order (siw's agent) diverged
+// from a twin with the reference's own layout. The twin takes the
+// target's regions from its Advertisement (ShapeOf).
+TEST(SessionRemote, TheTwinTakesTheTargetsRegions) {
+  targets::ReferenceTargetConfig config;
+  config.profile = wire::Profile::kCommit;
+  targets::TargetLayout layout = targets::DefaultTargetLayout(wire::Profile::kCommit);
+  ASSERT_TRUE(layout.regions[0].Has(wire::kAccessRemoteWrite));
+  ASSERT_FALSE(layout.regions[1].Has(wire::kAccessRemoteWrite));
+  std::swap(layout.regions[0], layout.regions[1]);  // read-only first
+  config.layout = layout;
+  targets::testing::Served served(config);
+  auto connector = served.Connector();
+  ASSERT_NE(connector, nullptr);
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  proto::SessionAction write;
+  write.mutable_message()->set_type(proto::RDMA_WRITE);
+  write.mutable_message()->set_region_index(1);  // the first advertised region
+  write.mutable_message()->set_payload_size(16);
+  *s.add_action() = write;
+
+  const RemoteResult own = RunSessionRemote(s, *connector, Quick());
+  ASSERT_FALSE(own.oracles.findings.empty()) << "a twin with its own regions writes where the target refuses";
+  EXPECT_EQ(own.oracles.findings.front().oracle, "differential");
+
+  wire::Advertisement adv;
+  adv.ird = config.ird;
+  adv.regions = layout.regions;
+  RemoteOptions o = Quick();
+  o.target = ShapeOf(adv);
+  ASSERT_TRUE(o.target.layout);
+  EXPECT_EQ(o.target.layout->regions, layout.regions);
+  const RemoteResult shaped = RunSessionRemote(s, *connector, o);
+  std::string found;
+  for (const Finding& f : shaped.oracles.findings) found += f.oracle + ": " + f.description + "\n";
+  EXPECT_TRUE(shaped.oracles.findings.empty()) << found;
 }
 
 TEST(SessionRemote, RefusedConnectionIsNoAnswer) {
