@@ -121,7 +121,7 @@ std::optional<CaseDriver::FenceWait> CaseDriver::SendFences(const proto::Nothing
   if (!m.allow_events()) {
     const uint32_t msn = send_state_.next_msn[0]++;
     const wire::Bytes ulpdu = wire::EncodeSegment(wire::MakeSend(wire::Opcode::kSend, msn, kFenceSendPayload));
-    fence.ExpectSendFence(msn);
+    fence.ExpectSendFence();
     ++w.sends;
     octets = conn_->FrameUlpdu(ulpdu, nullptr, "fence Send: " + SummarizeUlpdu(ulpdu, options_.profile));
     notes.push_back("fence: a 4-octet Send (QN 0 MSN " + std::to_string(msn) +
@@ -159,11 +159,14 @@ Evaluation CaseDriver::FencedNothing(const proto::Nothing& m, const MatchContext
         o.deadline_passed = passed;
         Evaluation r = EvaluateNothing(m, o, ctx);
         const bool answered = fence.reads_answered() >= w.reads && fence.sends_answered() >= w.sends;
-        if (r.decided && !answered && o.deadline_passed && r.outcome.verdict == Verdict::kPass) {
-          // Its answer will still be taken out of the queues when it comes;
+        if (r.decided && o.deadline_passed && r.outcome.verdict == Verdict::kPass) {
+          // A late answer is still taken out of the queues when it comes;
           // until then the fence Read holds one of the target's IRD credits.
-          r.outcome.notes.push_back("the fence was not answered within the step's window");
+          if (!answered) r.outcome.notes.push_back("the fence was not answered within the step's window");
+          // A wrong answer orders nothing: the step waited its window.
+          if (!fence.broken().empty()) r.outcome.notes.push_back("the fence was answered wrongly: " + fence.broken());
         }
+        if (!fence.broken().empty()) return r;
         if (r.decided || !answered) return r;
         r.decided = true;
         r.outcome = MakeOutcome(Verdict::kPass, "", "nothing from the target before the fence's answer", "nothing");

@@ -466,7 +466,7 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
                           ev.event->type == wire::EventType::kSendDelivered && ev.event->length == 0;
     ignore_rtr_event_ = false;
     // The fence Send's record is the suite's, not the case's (fence.h).
-    if (!rtr_echo && !fence_.OnReceivedEvent(ev.msn, ev.event)) events_.push_back(std::move(ev));
+    if (!rtr_echo && !fence_.OnReceivedEvent(ev.event)) events_.push_back(std::move(ev));
   } else {
     const std::size_t record = recorder_.AddSegment(index_, Direction::kFromTarget, offset, raw, f.ulpdu, false);
     last_record = record;

@@ -1,6 +1,8 @@
 // The fence tracker (fence.h).
 #include "conformance/fence.h"
 
+#include <algorithm>
+
 #include "reference/wire/opcodes.h"
 
 namespace rdmapct::conformance {
@@ -40,12 +42,20 @@ void FenceTracker::OnSent(wire::ByteSpan ulpdu, bool modified) {
 bool FenceTracker::OnReceivedFrame(const wire::RdmapMessageView& v) {
   const wire::DdpSegmentHeader& h = v.ddp.header;
   const bool read_response = h.tagged && v.opcode_known && v.opcode() == wire::Opcode::kRdmaReadResponse;
-  // R5040-5.2.1-15: the fence's answer is one zero-length Read Response
-  // with the fence's Sink STag and TO.
-  if (read_response && h.last && h.stag == kFenceSinkStag && h.tagged_offset == reads_answered_ &&
-      v.ulp_payload.empty() && reads_answered_ < reads_sent_) {
-    ++reads_answered_;
-    ++responses_seen_;
+  // A Read Response to the fence's Sink STag (no case uses it) is the
+  // fence's, well-formed or not: it is never one of the case's frames.
+  if (read_response && h.stag == kFenceSinkStag && reads_answered_ < reads_sent_) {
+    // R5040-5.2.1-15, R5040-4.4-03: one zero-length Read Response with the
+    // fence's Sink TO. Another answer proves nothing about the order.
+    if (!h.last || h.tagged_offset != reads_answered_ || !v.ulp_payload.empty()) {
+      broken_ = "Read Response TO " + std::to_string(h.tagged_offset) + " L=" + (h.last ? "1" : "0") + " with " +
+                std::to_string(v.ulp_payload.size()) + " octets, expected TO " + std::to_string(reads_answered_) +
+                " L=1 with none";
+    }
+    if (h.last) {
+      ++reads_answered_;
+      ++responses_seen_;
+    }
     return true;
   }
   // The last segment of any response (Read Response, QN 3) ends a request.
@@ -53,16 +63,23 @@ bool FenceTracker::OnReceivedFrame(const wire::RdmapMessageView& v) {
   return false;
 }
 
-bool FenceTracker::OnReceivedEvent(uint32_t msn, const std::optional<wire::EventRecord>& e) {
-  if (!send_fence_msn_ || msn != *send_fence_msn_ || !e) return false;
-  if (e->type != wire::EventType::kSendDelivered || e->length != sizeof(kFenceSendPayload)) return false;
-  send_fence_msn_.reset();
+bool FenceTracker::OnReceivedEvent(const std::optional<wire::EventRecord>& e) {
+  // Known by its content: the record's Sequence Number counts the target's
+  // own Sends, not the suite's QN 0 MSNs (a target may report a Send RTR or
+  // not, convention §2.2).
+  if (!send_fence_pending_ || !e || e->type != wire::EventType::kSendDelivered) return false;
+  const wire::ByteSpan fence(kFenceSendPayload);
+  if (e->length != fence.size() || !std::equal(e->prefix.begin(), e->prefix.end(), fence.begin(), fence.end())) {
+    return false;
+  }
+  send_fence_pending_ = false;
   ++sends_answered_;
   return true;
 }
 
 std::string FenceTracker::Blocked() const {
   if (!blocked_.empty()) return blocked_;
+  if (!broken_.empty()) return "the target answered an earlier fence wrongly";
   // R5044-7.1.2-R04: before the suite's first FPDU the target must stay
   // silent; that wait is a true silence check, and a fence would end it.
   if (fpdus_sent_ == 0) return "the suite has sent no FPDU yet";

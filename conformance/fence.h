@@ -45,7 +45,7 @@ class FenceTracker {
   // connection drops it from the frame queue).
   bool OnReceivedFrame(const wire::RdmapMessageView& v);
   // An Event Record: true when it is the fence Send's (dropped likewise).
-  bool OnReceivedEvent(uint32_t msn, const std::optional<wire::EventRecord>& e);
+  bool OnReceivedEvent(const std::optional<wire::EventRecord>& e);
 
   // "" when the stream lets a fence be answered (whole FPDUs only, no
   // Terminate from the suite, at least one FPDU sent), else why not.
@@ -58,10 +58,13 @@ class FenceTracker {
 
   // A fence Read Request is about to go out: its Sink TO.
   uint64_t NextReadFence() { return reads_sent_++; }
-  void ExpectSendFence(uint32_t msn) { send_fence_msn_ = msn; }
+  void ExpectSendFence() { send_fence_pending_ = true; }
   uint32_t reads_answered() const { return reads_answered_; }
   uint32_t reads_sent() const { return static_cast<uint32_t>(reads_sent_); }
   uint32_t sends_answered() const { return sends_answered_; }
+  // "" unless a fence Read was answered other than R5040-5.2.1-15 says:
+  // then no fence of this connection can end a wait.
+  const std::string& broken() const { return broken_; }
 
  private:
   wire::Profile profile_;
@@ -74,7 +77,8 @@ class FenceTracker {
   bool qn0_irregular_ = false;
   uint64_t reads_sent_ = 0;
   uint32_t reads_answered_ = 0;
-  std::optional<uint32_t> send_fence_msn_;
+  bool send_fence_pending_ = false;
+  std::string broken_;
   uint32_t sends_answered_ = 0;
 };
 

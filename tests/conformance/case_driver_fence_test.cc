@@ -181,6 +181,30 @@ TEST(CaseDriverFence, EventRecordsBeforeTheFenceSendStillCount) {
   EXPECT_FALSE(Contains(notes, "fence: a 4-octet Send")) << notes;
 }
 
+// A fence answered other than R5040-5.2.1-15 and R5040-4.4-03 require
+// (here every Read Response's TO is 4 too high) proves no order: the step
+// waits its window and passes as it did without the fence, the wrong answer
+// is no case frame, and the connection's later waits are not fenced.
+TEST(CaseDriverFence, AWrongFenceAnswerEndsNothing) {
+  targets::ReferenceTargetConfig config;
+  config.faults.Add(model::Fault::kWrongReadResponseTo);
+  WallTimeConnector connector(config);
+  const CaseRun run = RunCase(Case(R"pb(
+                                needs { region { role: RW min_length: 4096 } }
+                                step { send { message { type: RDMA_WRITE remote { region: RW } payload { text: "abc" } } } }
+                                step { expect { timeout_ms: 200 nothing {} } }
+                                step { expect { timeout_ms: 200 nothing {} } }
+                              )pb"),
+                              connector, CaseDriverOptions{});
+  ASSERT_EQ(run.result.verdict, Verdict::kPass) << run.result.reason;
+  const std::string first = Notes(Step(run, 1));
+  EXPECT_TRUE(Contains(first, "the fence was answered wrongly: Read Response TO 4")) << first;
+  EXPECT_FALSE(Contains(first, "the fence answered:")) << first;
+  EXPECT_GE(Step(run, 1).duration, milliseconds(200));
+  EXPECT_TRUE(Contains(Notes(Step(run, 2)), "not fenced (the target answered an earlier fence wrongly)"))
+      << Notes(Step(run, 2));
+}
+
 // Waits no fence may end: before the suite's first FPDU (R5044-7.1.2-R04, a
 // true silence check), after raw octets that may leave the target inside an
 // FPDU, and where a later step checks Event Records (a fence Send would
