@@ -69,6 +69,27 @@ constexpr const char* kConformHelp =
 
 }  // namespace
 
+namespace {
+
+// How the suite reads a live target: a pause after the Reply, the fence,
+// diagnostic readings of known target bugs.
+void AddTargetReadingOptions(CLI::App& sub_app, ConformCommand& c) {
+  CLI::App* sub = &sub_app;
+  sub->add_option("--pause-after-reply", c.pause_after_reply_ms,
+                  "ms of quiet between the target's MPA Reply and the first FPDU (default 0; see docs/reports/siw S7)")
+      ->check(CLI::Range(0, 60'000));
+  sub->add_flag("--no-fence", c.no_fence,
+                "over TCP, let every `expect nothing` wait its whole window instead of ending it at the fence's "
+                "answer (for a target that cannot answer a zero-length RDMA Read; docs/target-convention.md 2.5)");
+  sub->add_option("--quirk", c.quirks,
+                  "read the target through a known bug, for diagnosis only (repeatable): terminate-bitfields = its "
+                  "Terminate Control uses little-endian bit-field order (Linux siw, docs/reports/siw S1)")
+      ->check(CLI::IsMember({"terminate-bitfields"}))
+      ->allow_extra_args(false);
+}
+
+}  // namespace
+
 void RegisterConform(CLI::App& app, std::function<int()>& run) {
   CLI::App* sub = app.add_subcommand("conform", "Run the conformance suite against a target");
   sub->footer(kConformHelp);
@@ -98,14 +119,7 @@ void RegisterConform(CLI::App& app, std::function<int()>& run) {
   CLI::Option* timeout =
       sub->add_option("--timeout", st->timeout, "default wait of an expectation and of the MPA Reply, ms")
           ->check(CLI::Range(1, 3'600'000));
-  sub->add_option("--pause-after-reply", c.pause_after_reply_ms,
-                  "ms of quiet between the target's MPA Reply and the first FPDU (default 0; see docs/reports/siw S7)")
-      ->check(CLI::Range(0, 60'000));
-  sub->add_option("--quirk", c.quirks,
-                  "read the target through a known bug, for diagnosis only (repeatable): terminate-bitfields = its "
-                  "Terminate Control uses little-endian bit-field order (Linux siw, docs/reports/siw S1)")
-      ->check(CLI::IsMember({"terminate-bitfields"}))
-      ->allow_extra_args(false);
+  AddTargetReadingOptions(*sub, c);
   sub->add_flag("-v,--verbose", c.verbose, "every step and frame of every case");
   sub->add_option("--pcap-dir", c.pcap_dir, "write one pcap capture per case into DIR (created if missing)");
   sub->add_option("--failure-pcap-dir", c.failure_pcap_dir,

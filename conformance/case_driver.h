@@ -53,6 +53,10 @@ struct CaseDriverOptions {
   // target that only misses FPDUs arriving right after its Reply (Linux siw
   // 6.1, docs/reports/siw S7) from its other findings.
   std::chrono::milliseconds pause_after_reply{0};
+  // Over a transport that waits in wall time, end an `expect nothing` at the
+  // answer of a fence (docs/target-convention.md §2.5, case_driver_fence.cc)
+  // where RDMAP ordering allows it; false: every such wait takes its window.
+  bool fence = true;
   // A diagnostic reading of one known target bug, never a certification:
   // the target's Terminate Control is read with the little-endian bit-field
   // order undone (wire::SwapTerminateControlBitfieldOrder; Linux siw 6.1,

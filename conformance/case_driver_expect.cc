@@ -223,10 +223,8 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
   if (!error.empty()) {
     ev.outcome = MakeOutcome(Verdict::kError, "case error: " + error, "", "");
   } else if (e.has_mpa_reply()) {
-    if (request_)
-      ev.outcome = MatchMpaReply(e.mpa_reply(), handshake_, request_->frame, ctx);
-    else
-      ev.outcome = MakeOutcome(Verdict::kError, "no MPA Request was sent", "", "");
+    ev.outcome = request_ ? MatchMpaReply(e.mpa_reply(), handshake_, request_->frame, ctx)
+                          : MakeOutcome(Verdict::kError, "no MPA Request was sent", "", "");
   } else if (e.has_mpa_request()) {
     if (conn_ && !request_)
       ev.outcome = MatchMpaRequest(e.mpa_request(), listen_, ctx);
@@ -244,6 +242,8 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
     ev = PreviousCommands(e.previous_commands(), ctx);
   } else if (e.has_atomic_responses() || e.has_serial_atomics()) {
     ev = Atomics(e, ctx, deadline, error);
+  } else if (std::optional<FenceWait> w = e.has_nothing() ? SendFences(e.nothing(), index, sr.notes) : std::nullopt) {
+    ev = FencedNothing(e.nothing(), ctx, *w, deadline);
   } else if (std::optional<Evaluator> eval = EvaluatorFor(e, start, deadline, error)) {
     ev = WaitFor(*eval, deadline);
   }
@@ -266,7 +266,7 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
   sr.reason = std::move(o.reason);
   sr.expected = std::move(o.expected);
   sr.actual = std::move(o.actual);
-  sr.notes = std::move(o.notes);
+  sr.notes.insert(sr.notes.end(), o.notes.begin(), o.notes.end());
   sr.choices = std::move(o.choices);
   sr.frames = std::move(o.frames);
   return sr;

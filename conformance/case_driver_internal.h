@@ -147,6 +147,19 @@ class CaseDriver {
   Evaluation ReadResponses(const proto::ReadResponses& m, const MatchContext& ctx, Clock::time_point deadline,
                            std::string& error);
 
+  // case_driver_fence.cc (docs/target-convention.md §2.5)
+  struct FenceWait {
+    uint32_t reads = 0;                // FenceTracker::reads_answered() that ends the wait
+    uint32_t sends = 0;                // FenceTracker::sends_answered() likewise
+    std::vector<std::size_t> records;  // the fence's FPDUs in CaseResult::frames
+  };
+  bool LaterStepsLeaveQn0Alone(int index) const;
+  std::string FenceBlocked(const proto::Nothing& m) const;
+  std::string SendFenceBlocked(int index) const;
+  std::optional<FenceWait> SendFences(const proto::Nothing& m, int index, std::vector<std::string>& notes);
+  Evaluation FencedNothing(const proto::Nothing& m, const MatchContext& ctx, const FenceWait& w,
+                           Clock::time_point deadline);
+
   // case_driver_peer.cc, case_driver_peer_expect.cc (convention §7)
   bool UsesCommands() const;
   wire::SuiteRequestExtension SuiteExtension(const proto::Connect& c) const;

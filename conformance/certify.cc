@@ -108,6 +108,7 @@ std::vector<std::string> ReproduceArgs(const CertifyOptions& o) {
     args.insert(args.end(), {"--pause-after-reply", std::to_string(o.pause_after_reply_ms)});
   }
   if (!o.listen.empty()) args.insert(args.end(), {"--listen", o.listen});
+  if (o.no_fence) args.push_back("--no-fence");
   for (const std::string& q : o.quirks) args.insert(args.end(), {"--quirk", q});
   return args;
 }
@@ -123,6 +124,7 @@ RunOptions MakeRunOptions(const CertifyOptions& o) {
     opts.driver.reply_timeout = std::chrono::milliseconds(*o.timeout_ms);
   }
   opts.driver.pause_after_reply = std::chrono::milliseconds(o.pause_after_reply_ms);
+  opts.driver.fence = !o.no_fence;
   opts.driver.undo_terminate_bitfield_order =
       std::find(o.quirks.begin(), o.quirks.end(), "terminate-bitfields") != o.quirks.end();
   return opts;

@@ -136,7 +136,8 @@ Connection::Connection(std::unique_ptr<targets::Transport> transport, uint32_t i
       index_(index),
       recorder_(recorder),
       limits_(limits),
-      profile_(recorder.profile()) {
+      profile_(recorder.profile()),
+      fence_(recorder.profile()) {
   StartFullOperation(true, false, false);
 }
 
@@ -213,6 +214,7 @@ RequestOutcome Connection::ReadRequest(Clock::time_point deadline) {
   const wire::MpaFrameDecodeOptions options{wire::MpaFrameKind::kRequest, wire::kMpaMaxPrivateDataLength};
   out.timed_out = ReadStartupFrame(buf, options, deadline);
   responder_role_ = true;
+  fence_.Taint("the target is the MPA Initiator");
   // The target's stream starts with its Request; its FPDUs follow.
   reply_octets_ = buf.size();
   received_ = buf.size();
@@ -296,6 +298,7 @@ wire::Bytes Connection::FrameUlpdu(wire::ByteSpan ulpdu, const proto::Framing* m
   for (std::size_t k = 0; k < wire::kCrc32cSize; ++k) out[at[at.size() - wire::kCrc32cSize + k]] = field[k];
   recorder_.AddSegment(index_, Direction::kToTarget, tx_offset_, out, ulpdu, false, summary);
   tx_offset_ += out.size();
+  fence_.OnSent(ulpdu, mods != nullptr);
   return out;
 }
 
@@ -316,6 +319,7 @@ wire::Bytes Connection::FrameWholeFpdu(wire::ByteSpan fpdu) {
   recorder_.AddSegment(index_, Direction::kToTarget, tx_offset_, out, ulpdu, false,
                        "raw FPDU: " + SummarizeUlpdu(ulpdu, profile_));
   tx_offset_ += out.size();
+  fence_.Taint("the case sent a hand-built FPDU");
   return out;
 }
 
@@ -330,6 +334,7 @@ wire::Bytes Connection::RawTcp(wire::ByteSpan octets) {
   recorder_.Add(std::move(r));
   tx_offset_ += octets.size();
   tx_position_ += static_cast<uint32_t>(octets.size());
+  fence_.Taint("the case sent raw TCP octets (the target may be inside an FPDU)");
   return wire::Bytes(octets.begin(), octets.end());
 }
 
@@ -460,16 +465,19 @@ void Connection::OnFpdu(const wire::MpaFpdu& f) {
     const bool rtr_echo = ignore_rtr_event_ && events_.empty() && ev.event &&
                           ev.event->type == wire::EventType::kSendDelivered && ev.event->length == 0;
     ignore_rtr_event_ = false;
-    if (!rtr_echo) events_.push_back(std::move(ev));
+    // The fence Send's record is the suite's, not the case's (fence.h).
+    if (!rtr_echo && !fence_.OnReceivedEvent(ev.event)) events_.push_back(std::move(ev));
   } else {
     const std::size_t record = recorder_.AddSegment(index_, Direction::kFromTarget, offset, raw, f.ulpdu, false);
     last_record = record;
+    // A fence's Read Response is the suite's, not the case's (fence.h).
+    const bool fence_answer = view.ok() && fence_.OnReceivedFrame(*view);
     const bool rtr_response = ignore_rtr_response_ && view.ok() && view->opcode_known &&
                               view->opcode() == wire::Opcode::kRdmaReadResponse &&
                               view->ddp.header.stag == *ignore_rtr_response_ && view->ulp_payload.empty();
     if (rtr_response) {
       ignore_rtr_response_.reset();
-    } else {
+    } else if (!fence_answer) {
       wire::Bytes ulpdu(f.ulpdu.begin(), f.ulpdu.end());
       if (undo_terminate_bitfield_order_) wire::SwapTerminateControlBitfieldOrder(ulpdu, profile_);
       frames_.push_back(ReceivedFrame{record, std::move(ulpdu)});

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/fence.h"
 #include "conformance/matchers.h"
 #include "conformance/result.h"
 #include "proto/case.pb.h"
@@ -130,6 +131,12 @@ class Connection {
   void IgnoreSendRtrEvent() { ignore_rtr_event_ = true; }
   void IgnoreReadRtrResponse(uint32_t sink_stag) { ignore_rtr_response_ = sink_stag; }
 
+  // The suite's fence (fence.h, convention §2.5): only a transport that waits
+  // in wall time needs one (the in-process target answers at once).
+  bool WaitsInWallTime() const { return transport_->WaitsInWallTime(); }
+  FenceTracker& fence() { return fence_; }
+  bool fin_sent() const { return fin_sent_; }
+
  private:
   void Process(wire::ByteSpan chunk);
   void OnFpdu(const wire::MpaFpdu& f);
@@ -170,6 +177,7 @@ class Connection {
   std::size_t events_consumed_ = 0;
   bool ignore_rtr_event_ = false;
   std::optional<uint32_t> ignore_rtr_response_;
+  FenceTracker fence_;
 };
 
 }  // namespace rdmapct::conformance
