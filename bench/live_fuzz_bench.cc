@@ -90,6 +90,8 @@ BENCHMARK_CAPTURE(BM_LiveFuzz, fence, true)
     ->ArgName("jobs")
     ->Arg(1)
     ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_LiveFuzz, settle30, false)

@@ -109,6 +109,18 @@ class FenceWatch {
   bool Answered(uint64_t fence) const { return answered_.count(fence) != 0; }
   // Nothing more will answer a fence: a Terminate, or octets that no longer deframe.
   bool Over() const { return terminated_ || broken_; }
+  // A fence answered `took` after its write: how long the target takes to react.
+  void Timed(Clock::duration took) { slowest_ = std::max(slowest_, took); }
+  // The quiet that ends an answer no fence can end (a write that stops
+  // inside an FPDU): four times the session's slowest reaction (its MPA
+  // Reply, its fence answers), 1 ms at least, `settle` at most. A target
+  // that reacts to octets at all does so within its own reaction time, so
+  // a slow target waits longer and a fast one is not held for 30 ms.
+  std::chrono::milliseconds Quiet(std::chrono::milliseconds settle) const {
+    if (slowest_ == Clock::duration::zero()) return settle;
+    const auto four = std::chrono::ceil<std::chrono::milliseconds>(4 * slowest_);
+    return std::clamp(four, std::chrono::milliseconds(1), settle);
+  }
 
  private:
   wire::Profile profile_;
@@ -116,6 +128,7 @@ class FenceWatch {
   std::set<uint64_t> answered_;
   bool terminated_ = false;
   bool broken_ = false;
+  Clock::duration slowest_{};
 };
 
 // Whether the target replies to the session's profile with default
@@ -230,15 +243,17 @@ Bytes ReadAnswer(Link& link, const StepPlan& plan, FenceWatch& watch, const Remo
   Bytes out;
   if (plan.fence || plan.close) {
     ++result.fenced_steps;
+    const auto written = Clock::now();
     std::size_t fed = 0;
     out = link.ReadUntil(options.answer_timeout, [&](const Bytes& got) {
       watch.Feed(ByteSpan(got).subspan(fed));
       fed = got.size();
       return got.size() > options.max_octets || (plan.fence && (watch.Answered(*plan.fence) || watch.Over()));
     });
+    if (plan.fence && watch.Answered(*plan.fence)) watch.Timed(Clock::now() - written);
   } else if (!plan.quiet) {
     ++result.settled_steps;
-    out = link.Drain(options.settle, options.answer_timeout);
+    out = link.Drain(watch.Quiet(options.settle), options.answer_timeout);
     watch.Feed(out);
   }
   return out;
@@ -276,6 +291,21 @@ void Judge(const TwinRun& twin, const Bytes& target_octets, bool markers,
   }
 }
 
+// The session's MPA Request and what the target answered, timed.
+struct Startup {
+  Bytes octets;
+  Clock::duration took;
+};
+
+Startup ExchangeStartup(Link& link, const wire::MpaStartupFrame& request, const RemoteOptions& options) {
+  const auto asked = Clock::now();
+  link.Write(wire::EncodeMpaStartupFrame(request));
+  Bytes octets = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
+    return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
+  });
+  return {std::move(octets), Clock::now() - asked};
+}
+
 // Refused or unreachable: the target may be down or restarting.
 RemoteResult& ConnectFailed(const std::string& error, RemoteResult& result) {
   result.connect_failed = true;
@@ -293,10 +323,8 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   Link link(*t, options);
   const proto::FuzzSession s = options.fence ? FencedSession(session) : session;
   const wire::MpaStartupFrame request = BuildRequest(s);
-  link.Write(wire::EncodeMpaStartupFrame(request));
-  const Bytes reply_octets = link.ReadUntil(options.reply_timeout, [](const Bytes& b) {
-    return wire::DecodeMpaStartupFrame(b, {wire::MpaFrameKind::kReply}).ok();
-  });
+  const Startup startup = ExchangeStartup(link, request, options);
+  const Bytes& reply_octets = startup.octets;
   auto reply = wire::DecodeMpaStartupFrame(reply_octets, {wire::MpaFrameKind::kReply});
   // The fence needs the twin even without the differential oracle.
   const TwinRun twin = options.differential || options.fence ? RunTwin(s, options.target) : TwinRun{};
@@ -318,6 +346,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
 
   if (options.pause_after_reply.count() > 0) std::this_thread::sleep_for(options.pause_after_reply);
   FenceWatch watch(ctx.profile, ctx.crc, request.marker_required);
+  watch.Timed(startup.took);  // the Reply: the target's first reaction time
   FenceWatch twin_watch(ctx.profile, ctx.crc, request.marker_required);
   std::size_t step = 1;
   const auto session_end = Clock::now() + options.session_time;
@@ -341,7 +370,7 @@ RemoteResult RunSessionRemote(const proto::FuzzSession& session, targets::Target
   // fence the twin could not answer (an FPDU left incomplete): once per
   // session, so that a target that closes on its own (a crash) is seen to.
   if (!complete) ++result.settled_steps;
-  const auto final_quiet = options.fence ? options.settle : options.settle * 4;
+  const auto final_quiet = options.fence ? watch.Quiet(options.settle) : options.settle * 4;
   Bytes out = complete ? Bytes{} : link.Drain(final_quiet, options.answer_timeout);
   const std::optional<targets::IoStatus> ended_before_fin = link.ended();
   if (!ended_before_fin) {
