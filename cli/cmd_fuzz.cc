@@ -97,9 +97,7 @@ void RegisterFuzz(CLI::App& app, std::function<int()>& run) {
   sub->add_option("--restart-command", st->cmd.restart_command,
                   "shell command that restarts the target when it stays silent for --restart-wait (at most 3 times)");
   sub->add_option("--settle", st->cmd.settle_ms,
-                  "the most ms of quiet that ends a write's answer over TCP where no fence can: fenced, four "
-                  "times the target's slowest reaction (its Reply, its fence answers), at least 1 ms; with "
-                  "--no-fence, always this (default 30)")
+                  "most ms of quiet that ends an answer no fence can (fenced: 4x the target's reaction; default 30)")
       ->check(CLI::Range(1, 10000));
   sub->add_option("--jobs", st->cmd.jobs,
                   "live targets: run sessions on this many connections at once; the session stream and the "
