@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,13 +16,25 @@ namespace rdmapct::targets {
 
 namespace {
 
+// A Request older than this has waited in the backlog while the suite ran
+// other cases; the target's own Reply timer (5 s for the reference over
+// TCP) may run out during the case's first wait, which then sees a close
+// the case did not cause.
+constexpr unsigned kStaleRequestMs = 1000;
+
 // A connection the target opened while the suite was busy and then gave up
 // on (no Reply in time, convention §10.3) waits in the backlog with its FIN:
-// POLLRDHUP shows that FIN even behind the unread Request. The target has
-// connected again by then, so the suite takes the next one.
+// POLLRDHUP shows that FIN even behind the unread Request. One whose Request
+// came more than kStaleRequestMs ago is about to be given up on. The target
+// connects again when a connection ends, so the suite takes the next one.
 bool Stale(int fd) {
   pollfd p{fd, POLLRDHUP, 0};
-  return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+  if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0) return true;
+  int pending = 0;
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  return ioctl(fd, FIONREAD, &pending) == 0 && pending > 0 && getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0 &&
+         info.tcpi_last_data_recv > kStaleRequestMs;
 }
 
 }  // namespace
