@@ -109,6 +109,20 @@ TEST(SessionRemote, TheFenceNotQuietEndsEveryStepOfTheSeeds) {
   }
 }
 
+// A commit-profile session of the one action `a`.
+proto::FuzzSession CommitSessionOf(const proto::SessionAction& a) {
+  proto::FuzzSession s;
+  s.mutable_connection()->set_profile(proto::COMMIT);
+  *s.add_action() = a;
+  return s;
+}
+
+std::string FindingsText(const RemoteResult& r) {
+  std::string text;
+  for (const Finding& f : r.oracles.findings) text += f.oracle + ": " + f.description + "\n";
+  return text;
+}
+
 // docs/reports/siw E2: the fault-free twin ran at the reference's IRD 8,
 // so a conforming target that holds 16 Read Requests (siw) diverged on any
 // session with 9 to 16 outstanding. The twin now takes the target's IRD.
@@ -119,12 +133,10 @@ TEST(SessionRemote, TheTwinHoldsAsManyReadsAsTheTargetAdvertises) {
   targets::testing::Served served(config);
   auto connector = served.Connector();
   ASSERT_NE(connector, nullptr);
-  proto::FuzzSession s;
-  s.mutable_connection()->set_profile(proto::COMMIT);
   proto::SessionAction reads;
   reads.mutable_message()->set_type(proto::READ_REQUEST);
   reads.set_repeat(11);  // 12 Read Requests in one write, all outstanding
-  *s.add_action() = reads;
+  const proto::FuzzSession s = CommitSessionOf(reads);
 
   const RemoteResult at_8 = RunSessionRemote(s, *connector, Quick());
   ASSERT_FALSE(at_8.oracles.findings.empty()) << "the twin at IRD 8 should have terminated the 9th Read";
@@ -133,9 +145,7 @@ TEST(SessionRemote, TheTwinHoldsAsManyReadsAsTheTargetAdvertises) {
   RemoteOptions o = Quick();
   o.target.ird = 16;
   const RemoteResult at_16 = RunSessionRemote(s, *connector, o);
-  std::string found;
-  for (const Finding& f : at_16.oracles.findings) found += f.oracle + ": " + f.description + "\n";
-  EXPECT_TRUE(at_16.oracles.findings.empty()) << found;
+  EXPECT_TRUE(at_16.oracles.findings.empty()) << FindingsText(at_16);
   EXPECT_TRUE(at_16.replied);
 }
 
@@ -154,13 +164,11 @@ TEST(SessionRemote, TheTwinTakesTheTargetsRegions) {
   targets::testing::Served served(config);
   auto connector = served.Connector();
   ASSERT_NE(connector, nullptr);
-  proto::FuzzSession s;
-  s.mutable_connection()->set_profile(proto::COMMIT);
   proto::SessionAction write;
   write.mutable_message()->set_type(proto::RDMA_WRITE);
   write.mutable_message()->set_region_index(1);  // the first advertised region
   write.mutable_message()->set_payload_size(16);
-  *s.add_action() = write;
+  const proto::FuzzSession s = CommitSessionOf(write);
 
   const RemoteResult own = RunSessionRemote(s, *connector, Quick());
   ASSERT_FALSE(own.oracles.findings.empty()) << "a twin with its own regions writes where the target refuses";
@@ -174,9 +182,7 @@ TEST(SessionRemote, TheTwinTakesTheTargetsRegions) {
   ASSERT_TRUE(o.target.layout);
   EXPECT_EQ(o.target.layout->regions, layout.regions);
   const RemoteResult shaped = RunSessionRemote(s, *connector, o);
-  std::string found;
-  for (const Finding& f : shaped.oracles.findings) found += f.oracle + ": " + f.description + "\n";
-  EXPECT_TRUE(shaped.oracles.findings.empty()) << found;
+  EXPECT_TRUE(shaped.oracles.findings.empty()) << FindingsText(shaped);
 }
 
 TEST(SessionRemote, RefusedConnectionIsNoAnswer) {
