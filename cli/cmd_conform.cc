@@ -71,16 +71,22 @@ constexpr const char* kConformHelp =
 
 namespace {
 
-// How the suite reads a live target: a pause after the Reply, the fence,
-// diagnostic readings of known target bugs.
+// How the suite reads a live target: a pause after the Reply, the fence, the
+// quiet, diagnostic readings of known target bugs.
 void AddTargetReadingOptions(CLI::App& sub_app, ConformCommand& c) {
   CLI::App* sub = &sub_app;
   sub->add_option("--pause-after-reply", c.pause_after_reply_ms,
                   "ms of quiet between the target's MPA Reply and the first FPDU (default 0; see docs/reports/siw S7)")
       ->check(CLI::Range(0, 60'000));
   sub->add_flag("--no-fence", c.no_fence,
-                "over TCP, let every `expect nothing` wait its whole window instead of ending it at the fence's "
+                "over TCP, let every `expect nothing` wait its quiet (--quiet) instead of ending it at the fence's "
                 "answer (for a target that cannot answer a zero-length RDMA Read; docs/target-convention.md 2.5)");
+  sub->add_option_function<std::string>(
+         "--quiet", [&c](const std::string& v) { c.fixed_quiet = v == "fixed"; },
+         "over TCP, how long an `expect nothing` no fence can end waits: adaptive (default) = 8 times the target's "
+         "slowest reaction in the run, 20 ms at least, the step's window at most; fixed = the step's whole window "
+         "(docs/target-convention.md 2.5)")
+      ->check(CLI::IsMember({"adaptive", "fixed"}));
   sub->add_option("--quirk", c.quirks,
                   "read the target through a known bug, for diagnosis only (repeatable): terminate-bitfields = its "
                   "Terminate Control uses little-endian bit-field order (Linux siw, docs/reports/siw S1)")

@@ -144,7 +144,8 @@ CaseDriver::CaseDriver(const LoadedCase& c, targets::TargetConnector& connector,
       options_(options),
       start_(Clock::now()),
       case_deadline_(start_ + options.case_timeout),
-      recorder_(run_.result.frames, start_, options.limits.max_recorded_octets, options.profile) {}
+      recorder_(run_.result.frames, start_, options.limits.max_recorded_octets, options.profile),
+      reactions_(options.reactions ? options.reactions : std::make_shared<ReactionClock>()) {}
 
 CaseRun CaseDriver::Run() {
   CaseResult& r = run_.result;
@@ -282,6 +283,14 @@ StepResult CaseDriver::Execute(const proto::Step& step, int index) {
   return sr;
 }
 
+// The case's next connection, over `transport`.
+std::unique_ptr<Connection> CaseDriver::NewConnection(std::unique_ptr<targets::Transport> transport) {
+  auto c =
+      std::make_unique<Connection>(std::move(transport), connections_++, recorder_, options_.limits, reactions_.get());
+  if (options_.undo_terminate_bitfield_order) c->UndoTerminateBitfieldOrder();
+  return c;
+}
+
 StepResult CaseDriver::DoConnect(const proto::Connect& c, int index) {
   StepResult sr;
   sr.action = "connect";
@@ -305,8 +314,7 @@ StepResult CaseDriver::DoConnect(const proto::Connect& c, int index) {
     return sr;
   }
   const std::size_t first_record = run_.result.frames.size();
-  conn_ = std::make_unique<Connection>(std::move(transport), connections_++, recorder_, options_.limits);
-  if (options_.undo_terminate_bitfield_order) conn_->UndoTerminateBitfieldOrder();
+  conn_ = NewConnection(std::move(transport));
   handshake_ = conn_->Handshake(req->octets, Deadline(options_.reply_timeout), c.request_write_size());
   request_ = req;
   reply_pending_ = false;

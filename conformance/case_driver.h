@@ -28,11 +28,13 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "conformance/case_loader.h"
 #include "conformance/connection.h"
+#include "conformance/reaction_clock.h"
 #include "conformance/result.h"
 #include "reference/wire/profile.h"
 #include "reference/wire/ulp_convention_commands.h"
@@ -57,6 +59,13 @@ struct CaseDriverOptions {
   // answer of a fence (docs/target-convention.md §2.5, case_driver_fence.cc)
   // where RDMAP ordering allows it; false: every such wait takes its window.
   bool fence = true;
+  // Over a transport that waits in wall time, an `expect nothing` that no
+  // fence ends waits its window cut to the target's own reaction time
+  // (reaction_clock.h, convention §2.5); false: its whole window.
+  bool adaptive_quiet = true;
+  // The target's reaction times, shared by the cases of a run (the runner
+  // sets one per run); null: the case times its own connections only.
+  std::shared_ptr<ReactionClock> reactions;
   // A diagnostic reading of one known target bug, never a certification:
   // the target's Terminate Control is read with the little-endian bit-field
   // order undone (wire::SwapTerminateControlBitfieldOrder; Linux siw 6.1,

@@ -242,8 +242,8 @@ StepResult CaseDriver::DoExpect(const proto::Expect& e, int index) {
     ev = PreviousCommands(e.previous_commands(), ctx);
   } else if (e.has_atomic_responses() || e.has_serial_atomics()) {
     ev = Atomics(e, ctx, deadline, error);
-  } else if (std::optional<FenceWait> w = e.has_nothing() ? SendFences(e.nothing(), index, sr.notes) : std::nullopt) {
-    ev = FencedNothing(e.nothing(), ctx, *w, deadline);
+  } else if (e.has_nothing()) {
+    ev = Nothing(e.nothing(), index, ctx, start, sr.notes);
   } else if (std::optional<Evaluator> eval = EvaluatorFor(e, start, deadline, error)) {
     ev = WaitFor(*eval, deadline);
   }

@@ -21,7 +21,9 @@
 //     not one of the case's Read Requests (`read_responses` numbering).
 // The wait ends, as before, on any frame or Event Record (a miss), a close
 // or the deadline; it also ends, as a pass, when every fence has answered.
+// A wait no fence can end is cut to the target's reaction time (Nothing).
 #include <algorithm>
+#include <cstdio>
 
 #include "conformance/case_driver_internal.h"
 #include "conformance/frame_text.h"
@@ -30,6 +32,12 @@
 
 namespace rdmapct::conformance {
 namespace {
+
+std::string Millis(Clock::duration d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f ms", std::chrono::duration<double, std::milli>(d).count());
+  return text;
+}
 
 bool SendsOnQn0(const proto::Send& s) {
   if (!s.has_message()) return true;  // raw octets: anything
@@ -177,6 +185,37 @@ Evaluation CaseDriver::FencedNothing(const proto::Nothing& m, const MatchContext
   // The report and the capture show the fence's FPDUs with the step.
   ev.outcome.frames.insert(ev.outcome.frames.begin(), w.records.begin(), w.records.end());
   return ev;
+}
+
+// An `expect nothing`: ended at its fences' answer where RDMAP ordering
+// allows one; else, over a transport that waits in wall time, it waits its
+// window cut to the target's reaction time (reaction_clock.h), except a
+// step that checks the connection stays open: a close comes on the target's
+// own timers, not as a reaction.
+Evaluation CaseDriver::Nothing(const proto::Nothing& m, int index, MatchContext ctx, Clock::time_point start,
+                               std::vector<std::string>& notes) {
+  if (std::optional<FenceWait> w = SendFences(m, index, notes)) {
+    return FencedNothing(m, ctx, *w, std::min(start + ctx.timeout, case_deadline_));
+  }
+  if (options_.adaptive_quiet && conn_->WaitsInWallTime() && !m.stay_open()) {
+    const std::chrono::milliseconds quiet = reactions_->Quiet(ctx.timeout);
+    if (quiet < ctx.timeout) {
+      notes.push_back("quiet: " + std::to_string(quiet.count()) + " ms of the step's " +
+                      std::to_string(ctx.timeout.count()) + " ms, " + std::to_string(ReactionClock::kMultiple) +
+                      " times the target's slowest reaction in this run (" + Millis(reactions_->Slowest()) +
+                      ") and at least " + std::to_string(ReactionClock::kFloor.count()) +
+                      " ms (--quiet fixed waits the whole window)");
+      ctx.timeout = quiet;
+    }
+  }
+  const Clock::time_point deadline = std::min(start + ctx.timeout, case_deadline_);
+  return WaitFor(
+      [&](const Observation& obs, bool passed) {
+        Observation o = obs;
+        o.deadline_passed = passed || Clock::now() >= deadline;
+        return EvaluateNothing(m, o, ctx);
+      },
+      deadline);
 }
 
 }  // namespace rdmapct::conformance

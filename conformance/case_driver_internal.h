@@ -111,6 +111,7 @@ class CaseDriver {
  private:
   // case_driver.cc
   StepResult Execute(const proto::Step& step, int index);
+  std::unique_ptr<Connection> NewConnection(std::unique_ptr<targets::Transport> transport);
   StepResult DoConnect(const proto::Connect& c, int index);
   bool CheckReply(const proto::Connect& c, const MpaRequest& req, const HandshakeOutcome& h, StepResult& sr);
   bool TakeAdvertisement(const wire::MpaStartupFrame& reply, StepResult& sr);
@@ -159,6 +160,8 @@ class CaseDriver {
   std::optional<FenceWait> SendFences(const proto::Nothing& m, int index, std::vector<std::string>& notes);
   Evaluation FencedNothing(const proto::Nothing& m, const MatchContext& ctx, const FenceWait& w,
                            Clock::time_point deadline);
+  Evaluation Nothing(const proto::Nothing& m, int index, MatchContext ctx, Clock::time_point start,
+                     std::vector<std::string>& notes);
 
   // case_driver_peer.cc, case_driver_peer_expect.cc (convention §7)
   bool UsesCommands() const;
@@ -212,6 +215,7 @@ class CaseDriver {
   Clock::time_point start_;
   Clock::time_point case_deadline_;
   Recorder recorder_;
+  std::shared_ptr<ReactionClock> reactions_;  // options_.reactions, or the case's own
 
   uint32_t connections_ = 0;
   std::unique_ptr<Connection> conn_;

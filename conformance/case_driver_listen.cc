@@ -199,8 +199,7 @@ bool CaseDriver::AcceptTarget(std::chrono::milliseconds timeout, bool keep_memor
     return false;
   }
   const std::size_t first_record = run_.result.frames.size();
-  conn_ = std::make_unique<Connection>(std::move(transport), connections_++, recorder_, options_.limits);
-  if (options_.undo_terminate_bitfield_order) conn_->UndoTerminateBitfieldOrder();
+  conn_ = NewConnection(std::move(transport));
   listen_ = conn_->ReadRequest(Deadline(options_.reply_timeout));
   request_.reset();
   reply_pending_ = false;

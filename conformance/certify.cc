@@ -109,6 +109,7 @@ std::vector<std::string> ReproduceArgs(const CertifyOptions& o) {
   }
   if (!o.listen.empty()) args.insert(args.end(), {"--listen", o.listen});
   if (o.no_fence) args.push_back("--no-fence");
+  if (o.fixed_quiet) args.insert(args.end(), {"--quiet", "fixed"});
   for (const std::string& q : o.quirks) args.insert(args.end(), {"--quirk", q});
   return args;
 }
@@ -125,6 +126,7 @@ RunOptions MakeRunOptions(const CertifyOptions& o) {
   }
   opts.driver.pause_after_reply = std::chrono::milliseconds(o.pause_after_reply_ms);
   opts.driver.fence = !o.no_fence;
+  opts.driver.adaptive_quiet = !o.fixed_quiet;
   opts.driver.undo_terminate_bitfield_order =
       std::find(o.quirks.begin(), o.quirks.end(), "terminate-bitfields") != o.quirks.end();
   return opts;

@@ -40,6 +40,7 @@ struct CertifyOptions {
   std::optional<int> timeout_ms;     // --timeout: default wait of an expectation
   int pause_after_reply_ms = 0;      // --pause-after-reply: quiet before the first FPDU
   bool no_fence = false;             // --no-fence: every `expect nothing` waits its whole window
+  bool fixed_quiet = false;          // --quiet fixed: an unfenced `expect nothing` waits its whole window
   std::vector<std::string> quirks;   // --quirk: diagnostic readings of known target bugs
   std::string cases_dir;             // --cases-dir; empty: the default tree
   std::vector<std::string> scripts;  // --script FILE: run these files' cases instead

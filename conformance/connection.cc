@@ -131,13 +131,14 @@ std::size_t Recorder::AddStartupFrame(uint32_t connection, Direction d, uint64_t
 }
 
 Connection::Connection(std::unique_ptr<targets::Transport> transport, uint32_t index, Recorder& recorder,
-                       const ConnectionLimits& limits)
+                       const ConnectionLimits& limits, ReactionClock* reactions)
     : transport_(std::move(transport)),
       index_(index),
       recorder_(recorder),
       limits_(limits),
       profile_(recorder.profile()),
-      fence_(recorder.profile()) {
+      fence_(recorder.profile()),
+      reactions_(reactions) {
   StartFullOperation(true, false, false);
 }
 
@@ -198,7 +199,10 @@ bool Connection::ReadStartupFrame(wire::Bytes& buf, const wire::MpaFrameDecodeOp
       if (!early.ok() && early.error().kind != wire::DecodeErrorKind::kTruncated) return false;
     }
     const targets::IoStatus st = transport_->Read(buf, need - buf.size(), Remaining(deadline));
-    if (st == targets::IoStatus::kOk) continue;
+    if (st == targets::IoStatus::kOk) {
+      NoteReaction();
+      continue;
+    }
     if (st == targets::IoStatus::kTimeout) return true;
     EndLink(st == targets::IoStatus::kClosed  ? LinkState::kFin
             : st == targets::IoStatus::kReset ? LinkState::kReset
@@ -341,6 +345,7 @@ wire::Bytes Connection::RawTcp(wire::ByteSpan octets) {
 targets::IoStatus Connection::Write(wire::ByteSpan octets, Clock::time_point deadline) {
   while (true) {
     const targets::IoStatus st = transport_->Write(octets);
+    if (st == targets::IoStatus::kOk) unanswered_write_ = Clock::now();
     if (st != targets::IoStatus::kTimeout) {
       if (st == targets::IoStatus::kReset) EndLink(LinkState::kReset, transport_->last_error());
       return st;
@@ -357,6 +362,7 @@ bool Connection::Pump(Clock::time_point deadline) {
   const targets::IoStatus st = transport_->Read(chunk, limits_.read_chunk, Remaining(deadline));
   switch (st) {
     case targets::IoStatus::kOk:
+      NoteReaction();
       Process(chunk);
       return true;
     case targets::IoStatus::kTimeout:
@@ -372,6 +378,13 @@ bool Connection::Pump(Clock::time_point deadline) {
       return false;
   }
   return false;
+}
+
+// The first octets after a suite write: one reaction of the target. Later
+// octets of the same answer, and octets nothing was written for, are none.
+void Connection::NoteReaction() {
+  if (reactions_ && unanswered_write_) reactions_->Observe(Clock::now() - *unanswered_write_);
+  unanswered_write_.reset();
 }
 
 void Connection::EndLink(LinkState state, const std::string& detail) {

@@ -21,6 +21,7 @@
 
 #include "conformance/fence.h"
 #include "conformance/matchers.h"
+#include "conformance/reaction_clock.h"
 #include "conformance/result.h"
 #include "proto/case.pb.h"
 #include "reference/wire/bytes.h"
@@ -62,8 +63,10 @@ class Recorder {
 
 class Connection {
  public:
+  // `reactions`: where the target's reaction times go, if anywhere: from each
+  // suite write to the first octets read after it (reaction_clock.h).
   Connection(std::unique_ptr<targets::Transport> transport, uint32_t index, Recorder& recorder,
-             const ConnectionLimits& limits);
+             const ConnectionLimits& limits, ReactionClock* reactions = nullptr);
   ~Connection();
 
   // Sends the MPA Request octets and reads the Reply (never beyond it).
@@ -138,6 +141,7 @@ class Connection {
   bool fin_sent() const { return fin_sent_; }
 
  private:
+  void NoteReaction();
   void Process(wire::ByteSpan chunk);
   void OnFpdu(const wire::MpaFpdu& f);
   void Flood(std::string why);
@@ -178,6 +182,8 @@ class Connection {
   bool ignore_rtr_event_ = false;
   std::optional<uint32_t> ignore_rtr_response_;
   FenceTracker fence_;
+  ReactionClock* reactions_ = nullptr;
+  std::optional<Clock::time_point> unanswered_write_;  // the last write no octets followed yet
 };
 
 }  // namespace rdmapct::conformance

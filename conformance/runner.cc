@@ -258,6 +258,8 @@ RunResult RunCases(const std::vector<const LoadedCase*>& cases, const RunOptions
   const auto began = std::chrono::steady_clock::now();
   RunOptions opts = options;
   opts.driver.profile = options.profile;
+  // One target, one record of its reaction times for all the run's cases.
+  if (!opts.driver.reactions) opts.driver.reactions = std::make_shared<ReactionClock>();
   SerializedConnector serialized(connector);
   std::optional<StoppableConnector> stoppable;
   if (options.stop) stoppable.emplace(serialized, *options.stop);

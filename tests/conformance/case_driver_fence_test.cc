@@ -4,7 +4,8 @@
 // Event Record that comes before the fence's answer; the fence takes its QN 0
 // and QN 1 MSNs without shifting the case's own numbering; a step the fence
 // cannot end (before the first FPDU, after raw octets, before later event
-// checks) still waits its whole window.
+// checks) waits the quiet the target's reaction time allows
+// (reaction_clock.h), or its whole window with `--quiet fixed`.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -118,6 +119,7 @@ TEST(CaseDriverFence, InProcessAndNoFenceRunsSendNoFence) {
   WallTimeConnector tcp_like;
   CaseDriverOptions options;
   options.fence = false;
+  options.adaptive_quiet = false;
   const LoadedCase c = Case(R"pb(
     needs { region { role: RW min_length: 4096 } }
     step { send { message { type: RDMA_WRITE remote { region: RW } payload { text: "abc" } } } }
@@ -209,27 +211,75 @@ TEST(CaseDriverFence, AWrongFenceAnswerEndsNothing) {
 // true silence check), after raw octets that may leave the target inside an
 // FPDU, and where a later step checks Event Records (a fence Send would
 // take the MSN and the sequence number the case expects).
-TEST(CaseDriverFence, WaitsTheFenceCannotEndTakeTheirWindow) {
+std::string UnfenceableWaits(int window_ms) {
+  const std::string nothing = "step { expect { timeout_ms: " + std::to_string(window_ms) + " nothing {} } }";
+  return R"pb(
+    needs { receive_buffers: 2 receive_buffer_size: 64 }
+  )pb" + nothing +
+         R"pb(
+           step { send { label: "a" message { type: SEND payload { text: "abc" } } } }
+           step { expect { timeout_ms: 200 nothing { allow_events: true } } }
+           step { expect { event { data_of: "a" sequence: 1 } } }
+         )pb" +
+         nothing + R"pb(
+           step { send { label: "b" message { type: SEND payload { text: "def" } } } }
+           step { expect { event { data_of: "b" sequence: 2 } } }
+           step { send { raw { layer: TCP hex: "00" } } }
+         )pb" +
+         nothing;
+}
+
+TEST(CaseDriverFence, WaitsTheFenceCannotEndTakeTheirWindowWithFixedQuiet) {
   WallTimeConnector connector;
-  const CaseRun run = RunCase(Case(R"pb(
-                                needs { receive_buffers: 2 receive_buffer_size: 64 }
-                                step { expect { timeout_ms: 200 nothing {} } }
-                                step { send { label: "a" message { type: SEND payload { text: "abc" } } } }
-                                step { expect { timeout_ms: 200 nothing { allow_events: true } } }
-                                step { expect { event { data_of: "a" sequence: 1 } } }
-                                step { expect { timeout_ms: 200 nothing {} } }
-                                step { send { label: "b" message { type: SEND payload { text: "def" } } } }
-                                step { expect { event { data_of: "b" sequence: 2 } } }
-                                step { send { raw { layer: TCP hex: "00" } } }
-                                step { expect { timeout_ms: 200 nothing {} } }
-                              )pb"),
-                              connector, CaseDriverOptions{});
+  CaseDriverOptions options;
+  options.adaptive_quiet = false;
+  const CaseRun run = RunCase(Case(UnfenceableWaits(200)), connector, options);
   ASSERT_EQ(run.result.verdict, Verdict::kPass) << run.result.reason;
   EXPECT_TRUE(Contains(Notes(Step(run, 0)), "not fenced (the suite has sent no FPDU yet)")) << Notes(Step(run, 0));
   EXPECT_TRUE(Contains(Notes(Step(run, 2)), "the fence answered")) << Notes(Step(run, 2));
   EXPECT_TRUE(Contains(Notes(Step(run, 4)), "not fenced (a later step sends on QN 0")) << Notes(Step(run, 4));
   EXPECT_TRUE(Contains(Notes(Step(run, 8)), "not fenced (the case sent raw TCP octets")) << Notes(Step(run, 8));
-  for (int k : {0, 4, 8}) EXPECT_GE(Step(run, k).duration, milliseconds(200)) << k;
+  for (int k : {0, 4, 8}) {
+    EXPECT_GE(Step(run, k).duration, milliseconds(200)) << k;
+    EXPECT_FALSE(Contains(Notes(Step(run, k)), "quiet:")) << Notes(Step(run, k));
+  }
+}
+
+// By default the same waits are cut to the target's reaction time: the
+// reference reacts within microseconds, so a 10 s window becomes the 20 ms
+// floor (or 8 times a slower reaction on a loaded machine), said in a note.
+// The run's clock saw the reactions: the MPA Reply, the answers.
+TEST(CaseDriverFence, WaitsTheFenceCannotEndTakeTheQuiet) {
+  WallTimeConnector connector;
+  CaseDriverOptions options;
+  options.reactions = std::make_shared<ReactionClock>();
+  const CaseRun run = RunCase(Case(UnfenceableWaits(10000)), connector, options);
+  ASSERT_EQ(run.result.verdict, Verdict::kPass) << run.result.reason;
+  EXPECT_GT(options.reactions->Slowest(), ReactionClock::Duration::zero());
+  for (int k : {0, 4, 8}) {
+    const std::string notes = Notes(Step(run, k));
+    EXPECT_TRUE(Contains(notes, "not fenced (")) << notes;
+    EXPECT_TRUE(Contains(notes, " ms of the step's 10000 ms, 8 times the target's slowest reaction in this run"))
+        << notes;
+    EXPECT_LT(Step(run, k).duration, milliseconds(10000)) << k;
+  }
+}
+
+// The quiet still sees what the target does in reaction: an Event Record of
+// a Send fails a step that allows none and that no fence may end (a later
+// step checks Event Records), as the whole window did.
+TEST(CaseDriverFence, TheQuietStillSeesAReaction) {
+  WallTimeConnector connector;
+  const CaseRun run = RunCase(Case(R"pb(
+                                needs { receive_buffers: 2 receive_buffer_size: 64 }
+                                step { send { label: "a" message { type: SEND payload { text: "abc" } } } }
+                                step { expect { timeout_ms: 10000 nothing {} } }
+                                step { expect { event { data_of: "a" sequence: 1 } } }
+                              )pb"),
+                              connector, CaseDriverOptions{});
+  EXPECT_EQ(run.result.verdict, Verdict::kFail);
+  EXPECT_TRUE(Contains(run.result.reason, "Send delivered")) << run.result.reason;
+  EXPECT_TRUE(Contains(Notes(Step(run, 1)), "not fenced (a later step sends on QN 0")) << Notes(Step(run, 1));
 }
 
 }  // namespace
