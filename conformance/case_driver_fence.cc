@@ -201,9 +201,9 @@ Evaluation CaseDriver::Nothing(const proto::Nothing& m, int index, MatchContext 
     const std::chrono::milliseconds quiet = reactions_->Quiet(ctx.timeout);
     if (quiet < ctx.timeout) {
       notes.push_back("quiet: " + std::to_string(quiet.count()) + " ms of the step's " +
-                      std::to_string(ctx.timeout.count()) + " ms, " + std::to_string(ReactionClock::kMultiple) +
+                      std::to_string(ctx.timeout.count()) + " ms, " + std::to_string(reactions_->multiple()) +
                       " times the target's slowest reaction in this run (" + Millis(reactions_->Slowest()) +
-                      ") and at least " + std::to_string(ReactionClock::kFloor.count()) +
+                      ") and at least " + std::to_string(reactions_->floor().count()) +
                       " ms (--quiet fixed waits the whole window)");
       ctx.timeout = quiet;
     }

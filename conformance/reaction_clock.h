@@ -25,9 +25,15 @@ class ReactionClock {
  public:
   using Duration = std::chrono::steady_clock::duration;
 
-  // The window is kMultiple times the slowest reaction, kFloor at least.
+  // The suite's quiet: kMultiple times the slowest reaction, kFloor at least.
   static constexpr int kMultiple = 8;
   static constexpr std::chrono::milliseconds kFloor{20};
+
+  ReactionClock() = default;
+  // Another multiple and floor (the live fuzzer's session quiet: 4, 1 ms).
+  ReactionClock(int multiple, std::chrono::milliseconds floor) : multiple_(multiple), floor_(floor) {}
+  int multiple() const { return multiple_; }
+  std::chrono::milliseconds floor() const { return floor_; }
 
   // A reaction: `took` from a suite write to the target's next octets.
   void Observe(Duration took) {
@@ -39,16 +45,18 @@ class ReactionClock {
   // The slowest reaction so far; zero before the first.
   Duration Slowest() const { return std::chrono::nanoseconds(slowest_ns_.load(std::memory_order_relaxed)); }
   // What an `expect nothing` of `window` waits: `window` until a reaction
-  // has been seen, then kMultiple times the slowest, kFloor at least and
+  // has been seen, then multiple() times the slowest, floor() at least and
   // `window` at most.
   std::chrono::milliseconds Quiet(std::chrono::milliseconds window) const {
     const Duration slowest = Slowest();
     if (slowest == Duration::zero()) return window;
-    const auto scaled = std::chrono::ceil<std::chrono::milliseconds>(kMultiple * slowest);
-    return std::min(std::max(scaled, std::chrono::milliseconds(kFloor)), window);
+    const auto scaled = std::chrono::ceil<std::chrono::milliseconds>(multiple_ * slowest);
+    return std::min(std::max(scaled, floor_), window);
   }
 
  private:
+  int multiple_ = kMultiple;
+  std::chrono::milliseconds floor_ = kFloor;
   std::atomic<int64_t> slowest_ns_{0};
 };
 

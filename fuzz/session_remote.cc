@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "conformance/reaction_clock.h"
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
 #include "reference/wire/mpa.h"
@@ -110,17 +111,13 @@ class FenceWatch {
   // Nothing more will answer a fence: a Terminate, or octets that no longer deframe.
   bool Over() const { return terminated_ || broken_; }
   // A fence answered `took` after its write: how long the target takes to react.
-  void Timed(Clock::duration took) { slowest_ = std::max(slowest_, took); }
+  void Timed(Clock::duration took) { reactions_.Observe(took); }
   // The quiet that ends an answer no fence can end (a write that stops
   // inside an FPDU): four times the session's slowest reaction (its MPA
   // Reply, its fence answers), 1 ms at least, `settle` at most. A target
   // that reacts to octets at all does so within its own reaction time, so
   // a slow target waits longer and a fast one is not held for 30 ms.
-  std::chrono::milliseconds Quiet(std::chrono::milliseconds settle) const {
-    if (slowest_ == Clock::duration::zero()) return settle;
-    const auto four = std::chrono::ceil<std::chrono::milliseconds>(4 * slowest_);
-    return std::clamp(four, std::chrono::milliseconds(1), settle);
-  }
+  std::chrono::milliseconds Quiet(std::chrono::milliseconds settle) const { return reactions_.Quiet(settle); }
 
  private:
   wire::Profile profile_;
@@ -128,7 +125,7 @@ class FenceWatch {
   std::set<uint64_t> answered_;
   bool terminated_ = false;
   bool broken_ = false;
-  Clock::duration slowest_{};
+  conformance::ReactionClock reactions_{4, std::chrono::milliseconds(1)};
 };
 
 // Whether the target replies to the session's profile with default

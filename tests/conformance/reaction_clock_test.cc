@@ -36,6 +36,17 @@ TEST(ReactionClock, EightTimesTheSlowestReactionWithinFloorAndWindow) {
   EXPECT_EQ(clock.Quiet(milliseconds(300)), milliseconds(41));
 }
 
+// The live fuzzer's session quiet: 4 times the slowest reaction, 1 ms at least.
+TEST(ReactionClock, AnotherMultipleAndFloor) {
+  ReactionClock clock(4, milliseconds(1));
+  clock.Observe(microseconds(100));
+  EXPECT_EQ(clock.Quiet(milliseconds(30)), milliseconds(1));
+  clock.Observe(milliseconds(2));
+  EXPECT_EQ(clock.Quiet(milliseconds(30)), milliseconds(8));
+  clock.Observe(milliseconds(10));
+  EXPECT_EQ(clock.Quiet(milliseconds(30)), milliseconds(30));
+}
+
 // A run's cases share one clock across the runner's threads: the slowest
 // reaction any of them saw wins.
 TEST(ReactionClock, ThreadsKeepTheSlowest) {
