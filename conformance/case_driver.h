@@ -34,10 +34,10 @@
 
 #include "conformance/case_loader.h"
 #include "conformance/connection.h"
-#include "conformance/reaction_clock.h"
 #include "conformance/result.h"
 #include "reference/wire/profile.h"
 #include "reference/wire/ulp_convention_commands.h"
+#include "targets/reaction_clock.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {

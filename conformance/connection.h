@@ -21,18 +21,19 @@
 
 #include "conformance/fence.h"
 #include "conformance/matchers.h"
-#include "conformance/reaction_clock.h"
 #include "conformance/result.h"
 #include "proto/case.pb.h"
 #include "reference/wire/bytes.h"
 #include "reference/wire/mpa.h"
 #include "reference/wire/mpa_deframer.h"
 #include "reference/wire/profile.h"
+#include "targets/reaction_clock.h"
 #include "targets/transport.h"
 
 namespace rdmapct::conformance {
 
 using Clock = std::chrono::steady_clock;
+using targets::ReactionClock;
 
 struct ConnectionLimits {
   std::size_t read_chunk = 64 * 1024;           // octets per Transport::Read

@@ -5,7 +5,6 @@
 #include <set>
 #include <thread>
 
-#include "conformance/reaction_clock.h"
 #include "fuzz/session_builder.h"
 #include "fuzz/session_twin.h"
 #include "reference/wire/mpa.h"
@@ -13,6 +12,7 @@
 #include "reference/wire/opcodes.h"
 #include "reference/wire/rdmap.h"
 #include "reference/wire/ulp_convention.h"
+#include "targets/reaction_clock.h"
 
 namespace rdmapct::fuzz {
 
@@ -125,7 +125,7 @@ class FenceWatch {
   std::set<uint64_t> answered_;
   bool terminated_ = false;
   bool broken_ = false;
-  conformance::ReactionClock reactions_{4, std::chrono::milliseconds(1)};
+  targets::ReactionClock reactions_{4, std::chrono::milliseconds(1)};
 };
 
 // Whether the target replies to the session's profile with default

@@ -1,15 +1,15 @@
-// The reaction clock (conformance/reaction_clock.h): the quiet of an
+// The reaction clock (targets/reaction_clock.h): the quiet of an
 // `expect nothing` no fence can end is the step's window until the target
 // has reacted once, then 8 times its slowest reaction, 20 ms at least and
 // the window at most.
-#include "conformance/reaction_clock.h"
+#include "targets/reaction_clock.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
 
-namespace rdmapct::conformance {
+namespace rdmapct::targets {
 namespace {
 
 using std::chrono::microseconds;
@@ -62,4 +62,4 @@ TEST(ReactionClock, ThreadsKeepTheSlowest) {
 }
 
 }  // namespace
-}  // namespace rdmapct::conformance
+}  // namespace rdmapct::targets

@@ -19,7 +19,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace rdmapct::conformance {
+namespace rdmapct::targets {
 
 class ReactionClock {
  public:
@@ -60,4 +60,4 @@ class ReactionClock {
   std::atomic<int64_t> slowest_ns_{0};
 };
 
-}  // namespace rdmapct::conformance
+}  // namespace rdmapct::targets
