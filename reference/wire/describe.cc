@@ -140,24 +140,39 @@ Field AdvertisementFields(ByteSpan data, uint64_t at) {
 
 // ---- text rendering --------------------------------------------------------------
 
+// Appends to `out` in place: a tree has a field per line and a decode
+// renders every frame, so no line is built from temporary strings.
 void RenderField(const Field& f, int depth, const TextRenderOptions& options, std::string& out) {
-  const std::string indent(static_cast<std::size_t>(depth) * 4, ' ');
-  out += indent;
-  if (std::string bits = BitPattern(f); !bits.empty()) out += bits + " = ";
+  const std::size_t indent = static_cast<std::size_t>(depth) * 4;
+  out.append(indent, ' ');
+  if (const std::string bits = BitPattern(f); !bits.empty()) {
+    out += bits;
+    out += " = ";
+  }
   out += f.name;
-  if (!f.value.empty()) out += ": " + f.value;
+  if (!f.value.empty()) {
+    out += ": ";
+    out += f.value;
+  }
   if (f.problem) out += " [!]";
   if (options.show_offsets) {
-    out += " [offset " + std::to_string(f.offset) + ", length " + std::to_string(f.length) + "]";
+    out += " [offset ";
+    out += std::to_string(f.offset);
+    out += ", length ";
+    out += std::to_string(f.length);
+    out += ']';
   }
   out += '\n';
   if (f.octets && !f.octets->empty()) {
     const std::size_t shown = std::min(options.max_octets, f.octets->size());
     for (const std::string& line : HexDumpLines(ByteSpan(*f.octets).first(shown))) {
-      out += indent + "    " + line + '\n';
+      out.append(indent + 4, ' ');
+      out += line;
+      out += '\n';
     }
     if (shown < f.octets->size()) {
-      out += indent + "    ... " + Plural(f.octets->size() - shown, "more octet") + " (-v shows all)\n";
+      out.append(indent + 4, ' ');
+      out += "... " + Plural(f.octets->size() - shown, "more octet") + " (-v shows all)\n";
     }
   }
   for (const Field& c : f.children) RenderField(c, depth + 1, options, out);
@@ -199,15 +214,15 @@ const Field* Field::Find(std::string_view wanted) const {
 std::string BitPattern(const Field& f) {
   if (f.bit_width == 0 || !f.number) return {};
   const unsigned total = static_cast<unsigned>(f.length * 8);
+  // Every bit a '.', most significant first, a space after each nibble;
+  // then the field's own bits in their places.
   std::string s;
-  for (unsigned i = 0; i < total; ++i) {
-    const unsigned bit = total - 1 - i;  // most significant first
-    if (i != 0 && i % 4 == 0) s.push_back(' ');
-    if (bit >= f.bit_shift && bit < unsigned{f.bit_shift} + f.bit_width) {
-      s.push_back(((*f.number >> (bit - f.bit_shift)) & 1) ? '1' : '0');
-    } else {
-      s.push_back('.');
-    }
+  s.reserve(total + total / 4);
+  for (unsigned nibble = 0; nibble < total / 4; ++nibble) s += nibble == 0 ? "...." : " ....";
+  const unsigned end = std::min(total, unsigned{f.bit_shift} + f.bit_width);
+  for (unsigned bit = f.bit_shift; bit < end; ++bit) {
+    const unsigned i = total - 1 - bit;  // position from the most significant bit
+    s[i + i / 4] = ((*f.number >> (bit - f.bit_shift)) & 1) ? '1' : '0';
   }
   return s;
 }

@@ -44,6 +44,8 @@ struct Field {
   std::vector<Field> children;
 
   Field& Add(Field child) {
+    // A layer has a handful of fields: one allocation for them, no moves.
+    if (children.empty()) children.reserve(8);
     children.push_back(std::move(child));
     return children.back();
   }
