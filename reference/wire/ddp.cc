@@ -40,18 +40,21 @@ DecodeError DdpTruncation(ByteSpan ulpdu, std::size_t base_offset) {
 
 // REQ R5040-3.1-06 R5041-4.1-01
 void EncodeDdpHeader(const DdpSegmentHeader& h, Bytes& out) {
-  ByteWriter w(out);
-  w.Put8(EncodeDdpControl(h.tagged, h.last, h.rsvd, h.ddp_version));
-  w.Put8(h.rsvd_ulp0);
+  // Built at the offsets of RFC 5041 Figures 4 and 5, then appended at once:
+  // `out` grows once per header, not once per field.
+  uint8_t header[kDdpUntaggedHeaderLength];
+  header[0] = EncodeDdpControl(h.tagged, h.last, h.rsvd, h.ddp_version);
+  header[1] = h.rsvd_ulp0;
   if (h.tagged) {
-    w.Put32(h.stag);
-    w.Put64(h.tagged_offset);
+    StoreBe32(header + 2, h.stag);
+    StoreBe64(header + 6, h.tagged_offset);
   } else {
-    w.Put32(h.invalidate_stag);
-    w.Put32(h.queue_number);
-    w.Put32(h.msn);
-    w.Put32(h.message_offset);
+    StoreBe32(header + 2, h.invalidate_stag);
+    StoreBe32(header + 6, h.queue_number);
+    StoreBe32(header + 10, h.msn);
+    StoreBe32(header + 14, h.message_offset);
   }
+  out.insert(out.end(), header, header + h.HeaderLength());
 }
 
 Bytes EncodeDdpSegment(const DdpSegmentHeader& h, ByteSpan payload) {
