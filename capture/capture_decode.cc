@@ -1,6 +1,7 @@
 #include "capture/capture_decode.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
 #include "capture/decode_text.h"
@@ -222,20 +223,29 @@ std::string FrameList(const std::vector<uint64_t>& frames) {
   return s;
 }
 
+// A direction's endpoints and name as the "Capture" node shows them: formatted
+// once per connection, not once per frame.
+struct DirectionText {
+  std::string source, destination, name;
+};
+
+DirectionText TextOf(const ReassembledConnection& c, const ConnectionFraming& cf, int d) {
+  return {c.directions[d].source.ToString(), c.directions[d].destination.ToString(), DirectionName(cf, d)};
+}
+
 // The "Capture" node put first in every frame's tree.
-Field CaptureNode(const ReassembledConnection& c, const ConnectionFraming& cf, const Record& r) {
+Field CaptureNode(const ReassembledConnection& c, const DirectionText& t, const Record& r) {
   const DirectionStream& ds = c.directions[r.direction];
-  const std::string dir = DirectionName(cf, r.direction);
   Field n = Node("Capture", "frame " + std::to_string(r.capture_frame) + ", connection " + std::to_string(c.index) +
-                                ", " + ds.source.ToString() + " -> " + ds.destination.ToString() + ", " + dir);
+                                ", " + t.source + " -> " + t.destination + ", " + t.name);
   n.offset = r.offset;
   n.Add(Node("Capture Frame", std::to_string(r.capture_frame), r.capture_frame));
   const std::vector<uint64_t> all = FramesIn(ds, r.offset, r.length);
   if (all.size() > 1) n.Add(Node("Capture Frames", FrameList(all)));
   n.Add(Node("Connection", std::to_string(c.index), c.index));
-  n.Add(Node("Source", ds.source.ToString()));
-  n.Add(Node("Destination", ds.destination.ToString()));
-  n.Add(Node("Direction", dir));
+  n.Add(Node("Source", t.source));
+  n.Add(Node("Destination", t.destination));
+  n.Add(Node("Direction", t.name));
   for (Field& ch : n.children) ch.offset = r.offset;
   return n;
 }
@@ -311,6 +321,31 @@ void Emit(CaptureDecodeSink& sink, CaptureIssue issue, CaptureDecodeSummary& sum
 
 bool HasData(const ReassembledConnection& c) { return c.directions[0].octets_out + c.directions[1].octets_out > 0; }
 
+// The frames of a connection in capture order, each with its "Capture" node
+// and followed by its errors.
+void EmitFrames(const ReassembledConnection& c, const ConnectionFraming& cf, std::vector<Record>& records,
+                const CaptureDecodeOptions& options, CaptureDecodeSink& sink, CaptureDecodeSummary& summary) {
+  const std::array<DirectionText, 2> text = {TextOf(c, cf, 0), TextOf(c, cf, 1)};
+  for (Record& r : records) {
+    CaptureFrame f;
+    f.number = ++summary.frames;
+    f.connection = c.index;
+    f.direction = r.direction;
+    f.direction_name = text[r.direction].name;
+    f.capture_frame = r.capture_frame;
+    f.offset = r.offset;
+    f.tree = std::move(r.tree);
+    f.tree.name = "Frame " + std::to_string(f.number);
+    if (options.describe) f.tree.children.insert(f.tree.children.begin(), CaptureNode(c, text[r.direction], r));
+    sink.OnFrame(f);
+    for (CaptureIssue& e : r.errors) {
+      e.frame = f.number;
+      e.message += " (Frame " + std::to_string(f.number) + ", capture frame " + std::to_string(r.capture_frame) + ")";
+      Emit(sink, std::move(e), summary);
+    }
+  }
+}
+
 void DecodeConnection(const ReassembledConnection& c, const std::vector<const ReassemblyNote*>& notes,
                       const CaptureDecodeOptions& options, CaptureDecodeSink& sink, CaptureDecodeSummary& summary) {
   ConnectionFraming cf = DetermineFraming(c, options.profile);
@@ -358,24 +393,7 @@ void DecodeConnection(const ReassembledConnection& c, const std::vector<const Re
   std::stable_sort(records.begin(), records.end(), [](const Record& a, const Record& b) {
     return a.capture_frame != b.capture_frame ? a.capture_frame < b.capture_frame : a.offset < b.offset;
   });
-  for (Record& r : records) {
-    CaptureFrame f;
-    f.number = ++summary.frames;
-    f.connection = c.index;
-    f.direction = r.direction;
-    f.direction_name = DirectionName(cf, r.direction);
-    f.capture_frame = r.capture_frame;
-    f.offset = r.offset;
-    f.tree = std::move(r.tree);
-    f.tree.name = "Frame " + std::to_string(f.number);
-    if (options.describe) f.tree.children.insert(f.tree.children.begin(), CaptureNode(c, cf, r));
-    sink.OnFrame(f);
-    for (CaptureIssue& e : r.errors) {
-      e.frame = f.number;
-      e.message += " (Frame " + std::to_string(f.number) + ", capture frame " + std::to_string(r.capture_frame) + ")";
-      Emit(sink, std::move(e), summary);
-    }
-  }
+  EmitFrames(c, cf, records, options, sink, summary);
 }
 
 }  // namespace

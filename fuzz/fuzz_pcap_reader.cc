@@ -70,15 +70,18 @@ class CheckingSink : public CaptureDecodeSink {
   std::size_t connection_ = 0;
 };
 
-// What a decoder handed up, comparable between the two.
-std::string UnitText(const CapturedUnit& u) {
-  return std::to_string(u.connection) + "/" + std::to_string(static_cast<int>(u.kind)) + "@" +
-         std::to_string(u.offset) + "+" + std::to_string(u.length) + ":" + std::to_string(u.capture_frame) + "-" +
-         std::to_string(u.last_capture_frame);
-}
+// What a decoder handed up, comparable between the two (the connection and
+// direction are the key of UnitsSeen).
+struct UnitSeen {
+  CapturedUnit::Kind kind;
+  uint64_t offset, length, capture_frame, last_capture_frame;
+  friend bool operator==(const UnitSeen&, const UnitSeen&) = default;
+};
+
+UnitSeen Seen(const CapturedUnit& u) { return {u.kind, u.offset, u.length, u.capture_frame, u.last_capture_frame}; }
 
 // Units per (connection, direction): the streaming decoder interleaves connections.
-using UnitsSeen = std::map<std::pair<std::size_t, int>, std::vector<std::string>>;
+using UnitsSeen = std::map<std::pair<std::size_t, int>, std::vector<UnitSeen>>;
 
 struct BatchRecorder : CaptureDecodeSink {
   UnitsSeen units;
@@ -86,7 +89,7 @@ struct BatchRecorder : CaptureDecodeSink {
   void OnConnection(const ConnectionDecode&) override {}
   void OnFrame(const CaptureFrame&) override {}
   void OnIssue(const CaptureIssue& i) override { issues.push_back(i.message); }
-  void OnUnit(const CapturedUnit& u) override { units[{u.connection, u.direction}].push_back(UnitText(u)); }
+  void OnUnit(const CapturedUnit& u) override { units[{u.connection, u.direction}].push_back(Seen(u)); }
 };
 
 struct StreamRecorder : CaptureStreamSink {
@@ -95,7 +98,7 @@ struct StreamRecorder : CaptureStreamSink {
   std::vector<std::array<uint64_t, 2>> lowest;  // per connection
   void OnFraming(const ReassembledConnection&, const ConnectionFraming&) override {}
   void OnUnit(const CapturedUnit& u) override {
-    units[{u.connection, u.direction}].push_back(UnitText(u));
+    units[{u.connection, u.direction}].push_back(Seen(u));
     if (u.connection < lowest.size()) FUZZ_CHECK(u.last_capture_frame >= lowest[u.connection][u.direction]);
   }
   void OnProgress(std::size_t c, const std::array<uint64_t, 2>& low) override {
