@@ -77,7 +77,6 @@ class Shadow {
       octets_[i] = payload[i - begin];
     }
     highest_end_ = std::max<uint64_t>(highest_end_, end);
-    touched_ = std::max(touched_, end);
     complete_ = length_ && received_ == *length_;
     return complete_ ? ReassemblyStatus::kComplete : ReassemblyStatus::kAccepted;
   }
@@ -98,11 +97,11 @@ class Shadow {
     }
   }
 
-  // Clears what this run touched (the arrays are static: no per-run cost
-  // proportional to the capacity).
-  void Clear() {
-    for (std::size_t i = 0; i < touched_; ++i) have_[i] = false;
-  }
+  // The arrays are static, so nothing is allocated or zero-filled per run
+  // but the 8 KiB bitset: one memset, where clearing the touched bits one by
+  // one (up to 65535, each a coverage-counted loop iteration) took a third of
+  // the harness's time.
+  void Clear() { have_.reset(); }
 
  private:
   static inline std::bitset<kMaxCapacity + 1> have_;
@@ -113,7 +112,6 @@ class Shadow {
   std::optional<uint32_t> length_;
   std::optional<DdpSegmentHeader> first_;
   uint64_t received_ = 0, duplicates_ = 0, highest_end_ = 0;
-  std::size_t touched_ = 0;
 };
 
 // Encodes `h` + payload, decodes it back, and checks the DDP round trip.
