@@ -17,16 +17,16 @@ constexpr int DigitValue(char c) {
 
 constexpr bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 
-// What each character is to the scanner: a digit's value (0-15), kSpace or
-// kOther. Looked up once per character instead of the dozen comparisons of
-// DigitValue and IsSpace: the scanner runs over whole files (and, in the
-// coverage-instrumented fuzz build, every comparison is a callback).
-constexpr int8_t kSpace = -2, kOther = -1;
+// What each character is to the scanner: a digit's value (0-15), kSpace,
+// kComment or kOther. Looked up once per character instead of the dozen
+// comparisons of DigitValue and IsSpace: the scanner runs over whole files
+// (and, in the coverage-instrumented fuzz build, every comparison is a callback).
+constexpr int8_t kOther = -1, kSpace = -2, kComment = -3;
 constexpr std::array<int8_t, 256> kCharClass = [] {
   std::array<int8_t, 256> t{};
   for (int c = 0; c < 256; ++c) {
     const char ch = static_cast<char>(c);
-    t[static_cast<std::size_t>(c)] = IsSpace(ch) ? kSpace : static_cast<int8_t>(DigitValue(ch));
+    t[static_cast<std::size_t>(c)] = ch == '#' ? kComment : IsSpace(ch) ? kSpace : static_cast<int8_t>(DigitValue(ch));
   }
   return t;
 }();
@@ -44,12 +44,12 @@ bool ScanRange(std::string_view text, std::size_t begin, std::size_t end, Bytes&
   for (std::size_t i = begin; i < end; ++i) {
     const char c = text[i];
     const int8_t cls = kCharClass[static_cast<uint8_t>(c)];
-    if (c == '#') {
-      i = std::min(end, text.find('\n', i));  // the newline ends the comment
-      token_start = true;
-      continue;
-    }
-    if (cls == kSpace) {
+    if (cls < 0) {
+      if (cls == kOther) {
+        err = DecodeError{DecodeErrorKind::kInvalidValue, kFieldHexDigit, i, static_cast<uint8_t>(c)};
+        return false;
+      }
+      if (cls == kComment) i = std::min(end, text.find('\n', i));  // the newline ends the comment
       token_start = true;
       continue;
     }
@@ -61,10 +61,6 @@ bool ScanRange(std::string_view text, std::size_t begin, std::size_t end, Bytes&
       continue;
     }
     token_start = false;
-    if (cls == kOther) {
-      err = DecodeError{DecodeErrorKind::kInvalidValue, kFieldHexDigit, i, static_cast<uint8_t>(c)};
-      return false;
-    }
     ++scan.digits;
     scan.last_digit_offset = i;
     if (high < 0) {
@@ -148,12 +144,18 @@ bool LooksLikeText(ByteSpan data) {
 
 std::string HexOctets(ByteSpan data, std::size_t group) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(data.size() * 3);
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    if (i != 0 && group != 0 && i % group == 0) s.push_back(' ');
-    s.push_back(kDigits[data[i] >> 4]);
-    s.push_back(kDigits[data[i] & 0xF]);
+  const std::size_t spaces = group == 0 || data.empty() ? 0 : (data.size() - 1) / group;
+  std::string s(data.size() * 2 + spaces, ' ');
+  const std::size_t per_group = group == 0 ? data.size() + 1 : group;  // group 0: one group
+  std::size_t at = 0, in_group = 0;
+  for (uint8_t b : data) {
+    if (in_group == per_group) {
+      ++at;  // the space
+      in_group = 0;
+    }
+    s[at++] = kDigits[b >> 4];
+    s[at++] = kDigits[b & 0xF];
+    ++in_group;
   }
   return s;
 }
