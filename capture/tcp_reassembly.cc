@@ -143,8 +143,32 @@ void TcpReassembler::CloseHistory(std::size_t c) {
     closed_octets_ += state_[c].state[d].history.size();
   }
   closed_.push_back(c);
+  state_[c].in_line = true;
+  ForgetOldestClosed();
+}
+
+// Octets delivered after the close (behind an RST, or a FIN's octets seen
+// late) join the closed connection's tail like the rest, so that a
+// retransmission of them is compared with them, as the batch reassembler
+// compares it. A connection whose tail was forgotten gets in line again.
+void TcpReassembler::RememberAfterClose(std::size_t c, int d, uint64_t offset, ByteSpan octets, uint64_t frame) {
+  DirectionState& st = state_[c].state[d];
+  closed_octets_ -= st.history.size();
+  Remember(st, offset, octets, frame);
+  Forget(c, d, kClosedHistory);
+  closed_octets_ += st.history.size();
+  if (!state_[c].in_line) {
+    closed_.push_back(c);
+    state_[c].in_line = true;
+  }
+  ForgetOldestClosed();
+}
+
+// Beyond kClosedHistoryBudget, the oldest closed connections forget their tails.
+void TcpReassembler::ForgetOldestClosed() {
   while (closed_octets_ > kClosedHistoryBudget && closed_next_ < closed_.size()) {
     const std::size_t old = closed_[closed_next_++];
+    state_[old].in_line = false;
     for (int d = 0; d < 2; ++d) {
       closed_octets_ -= state_[old].state[d].history.size();
       Forget(old, d, 0);
@@ -362,7 +386,10 @@ void TcpReassembler::Deliver(std::size_t c, int d, uint64_t offset, ByteSpan oct
   if (listener_ != nullptr) {
     ds.octets_out += octets.size();
     state_[c].state[d].next = offset + octets.size();
-    if (!state_[c].closed) Remember(state_[c].state[d], offset, octets, frame);
+    if (state_[c].closed)
+      RememberAfterClose(c, d, offset, octets, frame);
+    else
+      Remember(state_[c].state[d], offset, octets, frame);
     listener_->OnOctets(c, d, offset, octets, frame);
     return;
   }

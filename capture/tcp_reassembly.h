@@ -198,7 +198,8 @@ class TcpReassembler {
   };
   struct Conn {
     std::array<DirectionState, 2> state;
-    bool closed = false;  // streaming: both FINs delivered, or an RST
+    bool closed = false;   // streaming: both FINs delivered, or an RST
+    bool in_line = false;  // in closed_ at or after closed_next_ (its tail is kept)
   };
 
   std::size_t ConnectionFor(const TcpSegment& s, int& direction);
@@ -216,6 +217,8 @@ class TcpReassembler {
   void Held(std::ptrdiff_t delta);
   void AddSegment(const TcpSegment& segment);
   void CloseHistory(std::size_t c);
+  void RememberAfterClose(std::size_t c, int d, uint64_t offset, wire::ByteSpan octets, uint64_t frame);
+  void ForgetOldestClosed();
   void Forget(std::size_t c, int d, std::size_t keep);
   void FinishDirection(std::size_t c, int d);
   int64_t OffsetOf(std::size_t c, int d, uint32_t seq) const;

@@ -314,5 +314,24 @@ TEST(ReassemblyStreaming, OctetsGoToTheListenerAndOnlyTheHistoryIsKept) {
   EXPECT_LE(r.peak_buffered_octets(), 2 * o.history + 10);
 }
 
+// Octets delivered after the connection closed (here after the peer's RST)
+// join its kept tail: a differing retransmission of them is a conflicting
+// overlap streaming as in batch (a fuzz_pcap_reader finding).
+TEST(ReassemblyStreaming, OctetsAfterTheCloseAreComparedLikeTheRest) {
+  for (const bool streaming : {false, true}) {
+    TcpReassembler r;
+    Listened l;
+    if (streaming) r.SetListener(&l);
+    r.Add(Segment(1, kClient, kServer, 100, kTcpSyn, {}));
+    r.Add(Segment(2, kServer, kClient, 5000, kTcpRst | kTcpAck, {}, 101));
+    r.Add(Segment(3, kClient, kServer, 101, kTcpAck, Text("ABC")));
+    r.Add(Segment(4, kClient, kServer, 101, kTcpAck, Text("AxC")));
+    r.Finish();
+    ASSERT_EQ(r.notes().size(), 1u) << "streaming " << streaming;
+    EXPECT_EQ(r.notes()[0].kind, ReassemblyNoteKind::kConflictingOverlap) << "streaming " << streaming;
+    EXPECT_THAT(r.notes()[0].message, ::testing::HasSubstr("copy in frame 3")) << "streaming " << streaming;
+  }
+}
+
 }  // namespace
 }  // namespace rdmapct::capture
