@@ -206,8 +206,7 @@ bool DirectionDecoder::Resync(std::size_t i, std::size_t& pos, bool after_error)
 
 // The stream of piece i ends inside a frame.
 void DirectionDecoder::Truncated(std::size_t i, const wire::DecodeError& e) {
-  const bool gap_follows =
-      i + 1 < ds_.pieces.size() || (!ds_.gaps.empty() && ds_.gaps.back().offset == ds_.pieces[i].end());
+  const bool gap_follows = i + 1 < ds_.pieces.size() || ds_.GapAt(ds_.pieces[i].end());
   TruncatedText t = DescribeTruncated(ds_, e, ds_.FrameAt(e.offset), gap_follows);
   CaptureIssue issue = Issue(t.severity, t.message, ds_.FrameAt(e.offset));
   if (t.severity == IssueSeverity::kError) issue.error = e;

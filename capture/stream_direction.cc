@@ -219,7 +219,8 @@ bool DirectionStreamDecoder::DecodeRun(bool complete) {
       return false;
     }
     const DirectionStream& ds = conn().directions[d_];
-    const bool gap_follows = pieces_.size() > 1 || (!ds.gaps.empty() && ds.gaps.back().offset == p.end());
+    // Not only the last gap: the stream may have found later ones already.
+    const bool gap_follows = pieces_.size() > 1 || ds.GapAt(p.end());
     TruncatedText t = DescribeTruncated(ds, *sum.fatal, FrameAt(sum.fatal->offset), gap_follows);
     CaptureIssue issue = Issue(t.severity, t.message, FrameAt(sum.fatal->offset));
     if (t.severity == IssueSeverity::kError) issue.error = *sum.fatal;

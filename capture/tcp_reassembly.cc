@@ -50,6 +50,9 @@ bool TcpReassembler::FinClosed(std::size_t c) const {
   for (int d = 0; d < 2; ++d) {
     const std::optional<uint64_t>& fin = connections_[c].directions[d].fin_offset;
     if (!fin || state_[c].state[d].next < *fin) return false;
+    // Octets still waiting (captured before a FIN that came with a lower
+    // sequence number) come out at Finish, after a gap: not closed yet.
+    if (!state_[c].state[d].pending.empty()) return false;
   }
   return true;
 }

@@ -113,6 +113,14 @@ struct DirectionStream {
   uint64_t FrameAt(uint64_t offset) const;
   // One past the last octet of the stream (the end of the last piece).
   uint64_t end() const { return pieces.empty() ? delivered_end : pieces.back().end(); }
+  // A gap starts at stream offset `offset` (octets from there were not
+  // captured): a frame that runs to it continues into them.
+  bool GapAt(uint64_t offset) const {
+    for (const StreamGap& g : gaps) {
+      if (g.offset == offset) return true;
+    }
+    return false;
+  }
 };
 
 struct ReassembledConnection {
