@@ -23,21 +23,15 @@
 // or the deadline; it also ends, as a pass, when every fence has answered.
 // A wait no fence can end is cut to the target's reaction time (Nothing).
 #include <algorithm>
-#include <cstdio>
 
 #include "conformance/case_driver_internal.h"
 #include "conformance/frame_text.h"
+#include "conformance/report_common.h"
 #include "proto/message_type.h"
 #include "reference/wire/opcodes.h"
 
 namespace rdmapct::conformance {
 namespace {
-
-std::string Millis(Clock::duration d) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f ms", std::chrono::duration<double, std::milli>(d).count());
-  return text;
-}
 
 bool SendsOnQn0(const proto::Send& s) {
   if (!s.has_message()) return true;  // raw octets: anything
@@ -202,7 +196,8 @@ Evaluation CaseDriver::Nothing(const proto::Nothing& m, int index, MatchContext 
     if (quiet < ctx.timeout) {
       notes.push_back("quiet: " + std::to_string(quiet.count()) + " ms of the step's " +
                       std::to_string(ctx.timeout.count()) + " ms, " + std::to_string(reactions_->multiple()) +
-                      " times the target's slowest reaction in this run (" + Millis(reactions_->Slowest()) +
+                      " times the target's slowest reaction in this run (" +
+                      DurationText(std::chrono::duration_cast<std::chrono::microseconds>(reactions_->Slowest())) +
                       ") and at least " + std::to_string(reactions_->floor().count()) +
                       " ms (--quiet fixed waits the whole window)");
       ctx.timeout = quiet;
